@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* example.c -- see example.h */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "example.h"
+
+#define CONNECT_ATTEMPTS 40
+#define CONNECT_RETRY_US 250000
+
+int example_fail(const char *what, int ret)
+{
+	fprintf(stderr, "example: %s: %s\n", what, rpma_err_2str(ret));
+	return -1;
+}
+
+int example_peer_new(const char *addr, enum rpma_util_ibv_context_type type,
+		struct rpma_peer **peer_ptr)
+{
+	struct ibv_context *ibv_ctx;
+	int ret = rpma_utils_get_ibv_context(addr, type, &ibv_ctx);
+	if (ret) {
+		fprintf(stderr, "example: no RDMA device serves address %s\n", addr);
+		return example_fail("rpma_utils_get_ibv_context", ret);
+	}
+	ret = rpma_peer_new(ibv_ctx, peer_ptr);
+	return ret ? example_fail("rpma_peer_new", ret) : 0;
+}
+
+/* Wait until fd is readable, at most EXAMPLE_TIMEOUT_S. */
+static int wait_readable(int fd, const char *what)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int n = poll(&pfd, 1, EXAMPLE_TIMEOUT_S * 1000);
+	if (n == 1)
+		return 0;
+	fprintf(stderr, "example: timed out after %d s waiting for %s\n", EXAMPLE_TIMEOUT_S, what);
+	return -1;
+}
+
+static int touch(const char *path)
+{
+	int fd = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "example: cannot create %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+int example_server_accept(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		const char *ready_file, struct rpma_conn **conn_ptr)
+{
+	struct rpma_ep *ep = NULL;
+	struct rpma_conn_req *req = NULL;
+	int fd, ret = rpma_ep_listen(peer, addr, port, &ep);
+	if (ret)
+		return example_fail("rpma_ep_listen", ret);
+	if (ready_file && touch(ready_file))
+		goto err_shutdown;
+	printf("server: listening on %s:%s\n", addr, port);
+	fflush(stdout);
+
+	if ((ret = rpma_ep_get_fd(ep, &fd)) || wait_readable(fd, "a connection request"))
+		goto err_shutdown;
+	if ((ret = rpma_ep_next_conn_req(ep, cfg, &req))) {
+		example_fail("rpma_ep_next_conn_req", ret);
+		goto err_shutdown;
+	}
+	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr))) {
+		example_fail("rpma_conn_req_connect", ret);
+		goto err_shutdown;
+	}
+	if (example_expect_event(*conn_ptr, RPMA_CONN_ESTABLISHED)) {
+		rpma_conn_delete(conn_ptr);
+		goto err_shutdown;
+	}
+	rpma_ep_shutdown(&ep);
+	return 0;
+
+err_shutdown:
+	rpma_ep_shutdown(&ep);
+	return -1;
+}
+
+/* One connect attempt: 1 connected, 0 not listening yet (retry), -1 error. */
+static int connect_once(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr)
+{
+	struct rpma_conn_req *req = NULL;
+	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	int fd, ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
+	if (ret)
+		return example_fail("rpma_conn_req_new", ret);
+	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr)))
+		return example_fail("rpma_conn_req_connect", ret);
+	if ((ret = rpma_conn_get_event_fd(*conn_ptr, &fd)) ||
+			wait_readable(fd, "the connection to be established") ||
+			(ret = rpma_conn_next_event(*conn_ptr, &event))) {
+		if (ret)
+			example_fail("rpma_conn_next_event", ret);
+		rpma_conn_delete(conn_ptr);
+		return -1;
+	}
+	if (event == RPMA_CONN_ESTABLISHED)
+		return 1;
+	rpma_conn_delete(conn_ptr);
+	if (event == RPMA_CONN_REJECTED || event == RPMA_CONN_UNREACHABLE)
+		return 0;
+	fprintf(stderr, "example: unexpected connection event: %s\n",
+		rpma_utils_conn_event_2str(event));
+	return -1;
+}
+
+int example_client_connect(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr)
+{
+	for (int attempt = 0; attempt < CONNECT_ATTEMPTS; attempt++) {
+		int ret = connect_once(peer, addr, port, cfg, pdata, conn_ptr);
+		if (ret != 0)
+			return ret > 0 ? 0 : -1;
+		usleep(CONNECT_RETRY_US);
+	}
+	fprintf(stderr, "example: no server accepted a connection at %s:%s\n", addr, port);
+	return -1;
+}
+
+int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected)
+{
+	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
+	int fd, ret = rpma_conn_get_event_fd(conn, &fd);
+	if (ret)
+		return example_fail("rpma_conn_get_event_fd", ret);
+	if (wait_readable(fd, rpma_utils_conn_event_2str(expected)))
+		return -1;
+	if ((ret = rpma_conn_next_event(conn, &event)))
+		return example_fail("rpma_conn_next_event", ret);
+	if (event != expected) {
+		fprintf(stderr, "example: expected event %s, got %s\n",
+			rpma_utils_conn_event_2str(expected), rpma_utils_conn_event_2str(event));
+		return -1;
+	}
+	return 0;
+}
+
+int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, struct ibv_wc *wc_out)
+{
+	struct ibv_wc wc;
+	int fd, ret;
+
+	for (;;) {
+		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
+		if (ret == 0)
+			break;
+		if (ret != RPMA_E_NO_COMPLETION)
+			return example_fail("rpma_cq_get_wc", ret);
+		if ((ret = rpma_cq_get_fd(cq, &fd)))
+			return example_fail("rpma_cq_get_fd", ret);
+		if (wait_readable(fd, "a completion"))
+			return -1;
+		if ((ret = rpma_cq_wait(cq)))
+			return example_fail("rpma_cq_wait", ret);
+	}
+	if (wc.status != IBV_WC_SUCCESS) {
+		fprintf(stderr, "example: operation failed: %s\n", ibv_wc_status_str(wc.status));
+		return -1;
+	}
+	if (wc.opcode != opcode) {
+		fprintf(stderr, "example: unexpected completion opcode %d (expected %d)\n",
+			wc.opcode, opcode);
+		return -1;
+	}
+	if (wc_out)
+		*wc_out = wc;
+	return 0;
+}
+
+int example_disconnect(struct rpma_conn **conn_ptr)
+{
+	int ret = rpma_conn_disconnect(*conn_ptr);
+	int failed = ret ? example_fail("rpma_conn_disconnect", ret) : 0;
+	if (!failed)
+		failed = example_expect_event(*conn_ptr, RPMA_CONN_CLOSED);
+	ret = rpma_conn_delete(conn_ptr);
+	return (failed || ret) ? -1 : 0;
+}
+
+int example_wait_disconnect(struct rpma_conn **conn_ptr)
+{
+	int failed = example_expect_event(*conn_ptr, RPMA_CONN_CLOSED);
+	int ret = rpma_conn_disconnect(*conn_ptr);
+	if (ret)
+		failed = example_fail("rpma_conn_disconnect", ret);
+	ret = rpma_conn_delete(conn_ptr);
+	return (failed || ret) ? -1 : 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* conn.h -- connection, internal part */
+#ifndef RPMA_CONN_H
+#define RPMA_CONN_H
+
+#include <stdbool.h>
+#include <rdma/rdma_cma.h>
+#include "librpma.h"
+
+struct rpma_flush;
+
+/* What a connection is made of; conn_req assembles it, conn owns it. */
+struct rpma_conn_parts {
+	struct rdma_cm_id *id;            /* with its QP already created */
+	struct rpma_cq *cq;               /* main CQ, owned */
+	struct rpma_cq *rcq;              /* receive CQ or NULL */
+	bool rcq_of_srq;                  /* rcq belongs to an SRQ: not owned */
+	struct ibv_comp_channel *channel; /* shared completion channel or NULL, owned */
+};
+
+/*
+ * Take ownership of the parts and move id to an event channel of the
+ * connection's own. On failure nothing is taken.
+ * RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ */
+int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
+		struct rpma_conn **conn_ptr);
+
+/* Keep a copy of the private data the peer sent. RPMA_E_NOMEM. */
+int rpma_conn_transfer_private_data(struct rpma_conn *conn,
+		struct rpma_conn_private_data *pdata);
+
+/* Hot-path accessors for the operations (ops.c). */
+struct ibv_qp *rpma_conn_get_ibv_qp(const struct rpma_conn *conn);
+struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn);
+bool rpma_conn_get_direct_write_to_pmem(const struct rpma_conn *conn);
+bool rpma_conn_has_native_atomic_write(const struct rpma_conn *conn);
+
+#endif /* RPMA_CONN_H */

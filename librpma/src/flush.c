@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* flush.c -- the flush operation of one connection: native or emulated (see flush.h) */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "flush.h"
+#include "log.h"
+#include "mr.h"
+#include "peer.h"
+
+struct rpma_flush {
+	bool native;
+	/* emulation only: where the read lands (its contents are never looked at) */
+	struct rpma_mr_local *buf_mr;
+	char buf[RPMA_FLUSH_EMULATION_READ_LEN];
+};
+
+int rpma_flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
+{
+	if (peer == NULL || flush_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	struct rpma_flush *flush = calloc(1, sizeof(*flush));
+	if (flush == NULL)
+		return RPMA_E_NOMEM;
+
+	flush->native = rpma_peer_has_native_flush(peer);
+	if (!flush->native) {
+		int ret = rpma_mr_reg(peer, flush->buf, sizeof(flush->buf), RPMA_MR_USAGE_READ_DST,
+				&flush->buf_mr);
+		if (ret) {
+			free(flush);
+			return ret;
+		}
+	}
+
+	*flush_ptr = flush;
+	return 0;
+}
+
+int rpma_flush_delete(struct rpma_flush **flush_ptr)
+{
+	if (flush_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	struct rpma_flush *flush = *flush_ptr;
+	if (flush == NULL)
+		return 0;
+
+	/* a connection is going away: release everything, report what failed */
+	int ret = rpma_mr_dereg_release(&flush->buf_mr);
+	free(flush);
+	*flush_ptr = NULL;
+	return ret;
+}
+
+#ifdef RPMA_HAVE_IBV_WR_FLUSH
+static int flush_post_failed(int err, const char *call)
+{
+	RPMA_LOG_ERROR_ERRNO(err, call);
+	errno = err;
+	return RPMA_E_PROVIDER;
+}
+
+static int flush_native(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		size_t len, enum rpma_flush_type type, int flags, const void *op_context)
+{
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	if (qpx == NULL)
+		return flush_post_failed(EOPNOTSUPP, "ibv_qp_to_qp_ex");
+
+	uint8_t placement = (type == RPMA_FLUSH_TYPE_PERSISTENT) ?
+		IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = rpma_mr_send_flags(flags);
+	ibv_wr_flush(qpx, rpma_mr_remote_get_rkey(dst), rpma_mr_remote_get_addr(dst) + dst_offset,
+		len, placement, IBV_FLUSH_RANGE);
+	int ret = ibv_wr_complete(qpx);
+	return ret ? flush_post_failed(ret, "ibv_wr_complete") : 0;
+}
+#endif
+
+int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
+		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+		enum rpma_flush_type type, int flags, const void *op_context)
+{
+#ifdef RPMA_HAVE_IBV_WR_FLUSH
+	if (flush->native)
+		return flush_native(qp, dst, dst_offset, len, type, flags, op_context);
+#endif
+	/*
+	 * A read of the flushed range completes only after every earlier write
+	 * on the QP has been placed; a few bytes of it are enough to wait on.
+	 */
+	(void)type;
+	size_t read_len = len < RPMA_FLUSH_EMULATION_READ_LEN ? len : RPMA_FLUSH_EMULATION_READ_LEN;
+	return rpma_mr_read(qp, flush->buf_mr, 0, dst, dst_offset, read_len, flags, op_context);
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flush.h -- the flush operation of one connection. Native when the device
+ * (and the build) offer IBV_WR_FLUSH, else emulated: an RDMA read posted
+ * after the writes; on an RC QP the read completes only after every earlier
+ * write has been placed at the responder.
+ */
+#ifndef RPMA_FLUSH_H
+#define RPMA_FLUSH_H
+
+#include "librpma.h"
+
+struct rpma_flush;
+
+/* Emulation reads up to this many bytes into a small registered buffer. */
+#define RPMA_FLUSH_EMULATION_READ_LEN 8
+
+int rpma_flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr);
+int rpma_flush_delete(struct rpma_flush **flush_ptr);
+/* Post the flush on qp. RPMA_E_PROVIDER when posting fails. */
+int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
+		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+		enum rpma_flush_type type, int flags, const void *op_context);
+
+#endif /* RPMA_FLUSH_H */

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * peer.c -- the peer: one RDMA device context and the protection domain in
+ * which every QP, memory region and SRQ of the library is created. It also
+ * remembers what the device can do (ODP, native atomic write and flush), so
+ * the hot paths only test a flag.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq.h"
+#include "log.h"
+#include "peer.h"
+#include "provider.h"
+#include "srq.h"
+
+struct rpma_peer {
+	struct ibv_pd *pd;
+	struct ibv_context *ibv_ctx;
+	int is_odp_supported;
+	bool native_atomic_write;
+	bool native_flush;
+};
+
+/* The depth of the SGE lists: every operation moves one contiguous range. */
+#define RPMA_PEER_MAX_SGE 1
+/* The emulated atomic write carries its 8 bytes inline. */
+#define RPMA_PEER_MAX_INLINE_DATA 8
+
+/*
+ * Ask the device which operations it executes natively. A device (or an
+ * rdma-core) without the extended query simply has none, so a failed query
+ * is not an error; the emulations cover it.
+ */
+static void peer_query_native_ops(struct rpma_peer *peer)
+{
+	struct ibv_device_attr_ex attr;
+
+	memset(&attr, 0, sizeof(attr));
+	int ret = ibv_query_device_ex(peer->ibv_ctx, NULL, &attr);
+	if (ret) {
+		RPMA_LOG_NOTICE("ibv_query_device_ex() failed (%s): native atomic write and flush "
+			"are off", rpma_strerror_r_safe(ret));
+		RPMA_LOG_INFO("atomic write: emulated, flush: emulated");
+		return;
+	}
+
+	uint64_t caps = attr.device_cap_flags_ex;
+	(void)caps; /* unused when the build offers neither native verb */
+#ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
+	peer->native_atomic_write = (caps & RPMA_DEVICE_CAP_ATOMIC_WRITE) != 0;
+#endif
+#ifdef RPMA_HAVE_IBV_WR_FLUSH
+	/* rpma_flush() may ask for either placement type, so both are needed */
+	const uint64_t both = RPMA_DEVICE_CAP_FLUSH_GLOBAL | RPMA_DEVICE_CAP_FLUSH_PERSISTENT;
+	peer->native_flush = (caps & both) == both;
+#endif
+	RPMA_LOG_INFO("atomic write: %s, flush: %s",
+		peer->native_atomic_write ? "native" : "emulated",
+		peer->native_flush ? "native" : "emulated");
+}
+
+/* Log a failed provider call; errno stays what the provider set, for the caller. */
+static int peer_provider_failed(const char *call)
+{
+	int err = errno;
+	RPMA_LOG_ERROR_ERRNO(err, call);
+	errno = err;
+	return RPMA_E_PROVIDER;
+}
+
+/* ENOMEM and "no reason given" have codes of their own, per rpma_peer_new(3). */
+static int peer_pd_error(int err)
+{
+	if (err == ENOMEM)
+		return RPMA_E_NOMEM;
+	return RPMA_E_FROM_ERRNO(err);
+}
+
+int rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
+{
+	if (ibv_ctx == NULL || peer_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	int is_odp_supported = 0;
+	int ret = rpma_utils_ibv_context_is_odp_capable(ibv_ctx, &is_odp_supported);
+	if (ret)
+		return ret;
+
+	errno = 0; /* so a failure without a reason is told apart */
+	struct ibv_pd *pd = ibv_alloc_pd(ibv_ctx);
+	if (pd == NULL) {
+		int err = errno;
+		(void)peer_provider_failed("ibv_alloc_pd");
+		return peer_pd_error(err);
+	}
+
+	struct rpma_peer *peer = calloc(1, sizeof(*peer));
+	if (peer == NULL) {
+		ret = RPMA_E_NOMEM;
+		goto err_dealloc_pd;
+	}
+
+	peer->pd = pd;
+	peer->ibv_ctx = ibv_ctx;
+	peer->is_odp_supported = is_odp_supported;
+	peer_query_native_ops(peer);
+
+	*peer_ptr = peer;
+	return 0;
+
+err_dealloc_pd:
+	(void)ibv_dealloc_pd(pd);
+	return ret;
+}
+
+int rpma_peer_delete(struct rpma_peer **peer_ptr)
+{
+	if (peer_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	struct rpma_peer *peer = *peer_ptr;
+	if (peer == NULL)
+		return 0;
+
+	/* On failure the peer stays whole, so the caller may release what holds the PD and retry. */
+	int err = ibv_dealloc_pd(peer->pd); /* returns the errno value */
+	if (err) {
+		errno = err;
+		return peer_provider_failed("ibv_dealloc_pd");
+	}
+
+	free(peer);
+	*peer_ptr = NULL;
+	return 0;
+}
+
+/* The extended send operations the QP must enable for the native verbs in use. */
+static uint64_t peer_send_ops_flags(const struct rpma_peer *peer)
+{
+	uint64_t flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
+		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ;
+	(void)peer; /* unused when the build offers neither native verb */
+#ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
+	if (peer->native_atomic_write)
+		flags |= IBV_QP_EX_WITH_ATOMIC_WRITE;
+#endif
+#ifdef RPMA_HAVE_IBV_WR_FLUSH
+	if (peer->native_flush)
+		flags |= IBV_QP_EX_WITH_FLUSH;
+#endif
+	return flags;
+}
+
+int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_cq *cq,
+		struct rpma_cq *rcq, const struct rpma_conn_cfg *cfg)
+{
+	if (peer == NULL || id == NULL || cq == NULL || cfg == NULL)
+		return RPMA_E_INVAL;
+
+	uint32_t sq_size = 0;
+	uint32_t rq_size = 0;
+	struct rpma_srq *srq = NULL;
+	/* the getters fail only on NULL arguments */
+	(void)rpma_conn_cfg_get_sq_size(cfg, &sq_size);
+	(void)rpma_conn_cfg_get_rq_size(cfg, &rq_size);
+	(void)rpma_conn_cfg_get_srq(cfg, &srq);
+
+	struct ibv_qp_init_attr_ex attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_type = IBV_QPT_RC;
+	attr.sq_sig_all = 0; /* the operations choose their completions */
+	attr.send_cq = rpma_cq_get_ibv_cq(cq);
+	attr.recv_cq = rpma_cq_get_ibv_cq(rcq ? rcq : cq);
+	attr.srq = srq ? rpma_srq_get_ibv_srq(srq) : NULL;
+	attr.cap.max_send_wr = sq_size;
+	attr.cap.max_recv_wr = srq ? 0 : rq_size; /* receives go to the SRQ instead */
+	attr.cap.max_send_sge = RPMA_PEER_MAX_SGE;
+	attr.cap.max_recv_sge = RPMA_PEER_MAX_SGE;
+	attr.cap.max_inline_data = RPMA_PEER_MAX_INLINE_DATA;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.pd = peer->pd;
+	if (peer->native_atomic_write || peer->native_flush) {
+		/* without these the QP has no ibv_qp_ex interface for ibv_wr_*() */
+		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		attr.send_ops_flags = peer_send_ops_flags(peer);
+	}
+
+	if (rdma_create_qp_ex(id, &attr)) {
+		return peer_provider_failed("rdma_create_qp_ex");
+	}
+
+	return 0;
+}
+
+int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *addr,
+		size_t length, int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(peer->pd, addr, length, access);
+	if (mr == NULL && errno == EOPNOTSUPP && peer->is_odp_supported) {
+		/* e.g. FS-DAX memory cannot be pinned; ODP does not need to pin it */
+		RPMA_LOG_INFO("ibv_reg_mr() is not supported; retrying with On-Demand Paging");
+		mr = ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND);
+	}
+	if (mr == NULL) {
+		return peer_provider_failed("ibv_reg_mr");
+	}
+
+	*ibv_mr_ptr = mr;
+	return 0;
+}
+
+int rpma_peer_create_srq(struct rpma_peer *peer, uint32_t rq_size, struct ibv_srq **ibv_srq_ptr)
+{
+	struct ibv_srq_init_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.attr.max_wr = rq_size;
+	attr.attr.max_sge = RPMA_PEER_MAX_SGE;
+
+	struct ibv_srq *srq = ibv_create_srq(peer->pd, &attr);
+	if (srq == NULL) {
+		return peer_provider_failed("ibv_create_srq");
+	}
+
+	*ibv_srq_ptr = srq;
+	return 0;
+}
+
+struct ibv_context *rpma_peer_get_ibv_ctx(const struct rpma_peer *peer)
+{
+	return peer->ibv_ctx;
+}
+
+bool rpma_peer_has_native_atomic_write(const struct rpma_peer *peer)
+{
+	return peer->native_atomic_write;
+}
+
+bool rpma_peer_has_native_flush(const struct rpma_peer *peer)
+{
+	return peer->native_flush;
+}

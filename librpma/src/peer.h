@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* peer.h -- the peer (one RDMA device and its protection domain), internal part */
+#ifndef RPMA_PEER_H
+#define RPMA_PEER_H
+
+#include <stdbool.h>
+#include <rdma/rdma_cma.h>
+#include "librpma.h"
+
+struct rpma_cq;
+
+/*
+ * Create the queue pair of a connection on id: send queue and receive queue
+ * sized from cfg, completions to cq (and to rcq for receives when rcq is not
+ * NULL), receives from the cfg's SRQ when it has one. When the device does
+ * native atomic write (and the build has ibv_wr_atomic_write) the QP is
+ * created with the extended send operations enabled.
+ * RPMA_E_INVAL (NULL args), RPMA_E_PROVIDER.
+ */
+int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_cq *cq,
+		struct rpma_cq *rcq, const struct rpma_conn_cfg *cfg);
+
+/*
+ * Register memory with the peer's PD. Falls back to On-Demand Paging when
+ * plain registration fails with EOPNOTSUPP and the device is ODP-capable.
+ * RPMA_E_PROVIDER on failure (errno kept).
+ */
+int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *addr,
+		size_t length, int access);
+
+/* Create an SRQ of rq_size entries in the peer's PD. RPMA_E_PROVIDER. */
+int rpma_peer_create_srq(struct rpma_peer *peer, uint32_t rq_size, struct ibv_srq **ibv_srq_ptr);
+
+struct ibv_context *rpma_peer_get_ibv_ctx(const struct rpma_peer *peer);
+
+/* What the device offers natively (decided once, at rpma_peer_new()). */
+bool rpma_peer_has_native_atomic_write(const struct rpma_peer *peer);
+bool rpma_peer_has_native_flush(const struct rpma_peer *peer);
+
+#endif /* RPMA_PEER_H */

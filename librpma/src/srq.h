@@ -1,0 +1,10 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* srq.h -- shared receive queue, internal part */
+#ifndef RPMA_SRQ_H
+#define RPMA_SRQ_H
+
+#include "librpma.h"
+
+struct ibv_srq *rpma_srq_get_ibv_srq(const struct rpma_srq *srq);
+
+#endif /* RPMA_SRQ_H */

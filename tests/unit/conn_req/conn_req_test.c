@@ -1,0 +1,771 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * conn_req_test.c -- connection requests: outgoing (rpma_conn_req_new) and
+ * incoming (from a CONNECT_REQUEST event), their queues, connecting,
+ * deleting, receives before connecting, and every failure on the way.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "librpma.h"
+#include "conn_req.h"
+#include "cq.h"
+#include "fake_provider.h"
+
+#define ADDR "192.168.0.1"
+#define PORT "7204"
+#define SENTINEL_REQ ((struct rpma_conn_req *)0x1)
+#define SENTINEL_CONN ((struct rpma_conn *)0x1)
+
+static struct {
+	struct rpma_peer *peer;
+	struct rpma_conn_cfg *cfg; /* NULL: the default one */
+	/* the passive side: a listening id and the requests arriving on it */
+	struct rdma_event_channel *listen_ch;
+	struct rdma_cm_id *listen_id;
+	struct rdma_cm_id *req_id;
+	struct rdma_cm_event *event;
+	const void *pdata;
+	uint8_t pdata_len;
+} fx;
+
+static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...)
+{
+	(void)level;
+	(void)file_name;
+	(void)line_no;
+	(void)function_name;
+	(void)message_format;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_reset();
+	memset(&fx, 0, sizeof(fx));
+	rpma_log_set_function(quiet_log);
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
+	return 0;
+}
+
+/* What is live besides the peer's PD and the listening id with its channel. */
+static int live_extra(void)
+{
+	return fake_live_objects() - 1 - (fx.listen_id ? 2 : 0);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	if (fx.listen_id) {
+		assert_int_equal(rdma_destroy_id(fx.listen_id), 0);
+		rdma_destroy_event_channel(fx.listen_ch);
+	}
+	assert_int_equal(rpma_conn_cfg_delete(&fx.cfg), 0);
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
+	assert_int_equal(fake_live_objects(), 0);
+	return 0;
+}
+
+static void cfg_make(bool shared, uint32_t rcq_size)
+{
+	assert_int_equal(rpma_conn_cfg_new(&fx.cfg), 0);
+	assert_int_equal(rpma_conn_cfg_set_compl_channel(fx.cfg, shared), 0);
+	assert_int_equal(rpma_conn_cfg_set_rcq_size(fx.cfg, rcq_size), 0);
+}
+
+/* ---- making requests: both sides behind one signature ---- */
+
+typedef int make_fn(struct rpma_conn_req **req_ptr);
+
+static int make_active(struct rpma_conn_req **req_ptr)
+{
+	return rpma_conn_req_new(fx.peer, ADDR, PORT, fx.cfg, req_ptr);
+}
+
+/* A CONNECT_REQUEST event as an endpoint would get it (not acked). */
+static void request_arrives(void)
+{
+	if (fx.listen_id == NULL) {
+		fx.listen_ch = rdma_create_event_channel();
+		assert_non_null(fx.listen_ch);
+		assert_int_equal(rdma_create_id(fx.listen_ch, &fx.listen_id, NULL, RDMA_PS_TCP), 0);
+	}
+	fx.req_id = fake_cm_new_request_id(fx.listen_id);
+	fake_cm_push_event(fx.listen_ch, RDMA_CM_EVENT_CONNECT_REQUEST, fx.req_id, fx.pdata,
+		fx.pdata_len, 0);
+	assert_int_equal(rdma_get_cm_event(fx.listen_ch, &fx.event), 0);
+}
+
+/* On failure the event and its id stay the caller's: the endpoint's part, done here. */
+static int make_passive(struct rpma_conn_req **req_ptr)
+{
+	request_arrives();
+	int ret = rpma_conn_req_from_cm_event(fx.peer, fx.event, fx.cfg, req_ptr);
+	if (ret) {
+		assert_int_equal(rdma_ack_cm_event(fx.event), 0);
+		assert_int_equal(rdma_destroy_id(fx.req_id), 0);
+	}
+	return ret;
+}
+
+/* Make each nth call of each fn fail in turn: PROVIDER, nothing written, nothing left. */
+static void each_provider_failure(make_fn *make, const char *const *fns, size_t nfns)
+{
+	for (size_t i = 0; i < nfns; i++) {
+		unsigned before = fake_calls(fns[i]);
+		struct rpma_conn_req *req = NULL;
+		assert_int_equal(make(&req), 0);
+		unsigned per_run = fake_calls(fns[i]) - before;
+		assert_int_equal(rpma_conn_req_delete(&req), 0);
+		if (per_run == 0)
+			fail_msg("%s is not called at all", fns[i]);
+
+		for (unsigned nth = 1; nth <= per_run; nth++) {
+			int live = live_extra();
+			fake_fail(fns[i], nth, EIO);
+			req = SENTINEL_REQ;
+			errno = 0;
+			assert_int_equal(make(&req), RPMA_E_PROVIDER);
+			assert_int_equal(errno, EIO);
+			assert_ptr_equal(req, SENTINEL_REQ);
+			assert_int_equal(live_extra(), live);
+		}
+	}
+}
+
+/* Make each allocation fail in turn: NOMEM, nothing written, nothing left. */
+static void each_allocation_failure(make_fn *make)
+{
+	unsigned n;
+	for (n = 1;; n++) {
+		struct rpma_conn_req *req = SENTINEL_REQ;
+		int live = live_extra();
+		fake_malloc_fail(n);
+		int ret = make(&req);
+		if (ret == 0) {
+			fake_malloc_fail(0); /* disarm: the n-th allocation is still ahead */
+			assert_int_equal(rpma_conn_req_delete(&req), 0);
+			break;
+		}
+		assert_int_equal(ret, RPMA_E_NOMEM);
+		assert_ptr_equal(req, SENTINEL_REQ);
+		assert_int_equal(live_extra(), live);
+	}
+	assert_true(n > 1);
+}
+
+/* ---- rpma_conn_req_new ---- */
+
+static void new_invalid_arguments(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = SENTINEL_REQ;
+	assert_int_equal(rpma_conn_req_new(NULL, ADDR, PORT, NULL, &req), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_new(fx.peer, NULL, PORT, NULL, &req), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_new(fx.peer, ADDR, NULL, NULL, &req), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_new(fx.peer, ADDR, PORT, NULL, NULL), RPMA_E_INVAL);
+	assert_ptr_equal(req, SENTINEL_REQ);
+	assert_int_equal(fake_calls("rdma_create_id"), 0);
+}
+
+static void new_default_cfg(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	assert_non_null(req);
+
+	/* a synchronous id, resolved to the peer */
+	assert_non_null(fake_last_cm_id);
+	assert_null(fake_last_cm_id->channel);
+	assert_int_equal(fake_calls("rdma_resolve_addr"), 1);
+	assert_int_equal(fake_calls("rdma_resolve_route"), 1);
+	/* one CQ, with a channel of its own, for sends and receives */
+	assert_int_equal(fake_calls("ibv_create_cq"), 1);
+	assert_int_equal(fake_calls("ibv_create_comp_channel"), 1);
+	assert_non_null(fake_last_cm_id->qp);
+	assert_ptr_equal(fake_last_qp_attr.recv_cq, fake_last_qp_attr.send_cq);
+	assert_null(fake_last_qp_attr.srq);
+	/* nothing to resolve after the request is made */
+	assert_int_equal(fake_calls("rdma_freeaddrinfo"), 1);
+
+	struct rpma_conn_private_data pdata = {(void *)0x1, 1};
+	assert_int_equal(rpma_conn_req_get_private_data(req, &pdata), 0);
+	assert_null(pdata.ptr);
+	assert_int_equal(pdata.len, 0);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_null(req);
+	assert_int_equal(fake_calls("rdma_reject"), 0); /* nobody to tell on the active side */
+	assert_int_equal(fake_calls("rdma_destroy_id"), 1);
+}
+
+static void new_shared_channel_and_rcq(void **state)
+{
+	(void)state;
+	cfg_make(true, 5);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(fake_calls("ibv_create_comp_channel"), 1);
+	assert_int_equal(fake_calls("ibv_create_cq"), 2);
+	struct ibv_cq *cq = fake_last_qp_attr.send_cq;
+	struct ibv_cq *rcq = fake_last_qp_attr.recv_cq;
+	assert_ptr_not_equal(cq, rcq);
+	assert_non_null(cq->channel);
+	assert_ptr_equal(cq->channel, rcq->channel);
+	assert_int_equal(rcq->cqe, 5);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(fake_calls("ibv_destroy_comp_channel"), 1);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), 2);
+}
+
+static void new_own_channels_and_rcq(void **state)
+{
+	(void)state;
+	cfg_make(false, 5);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(fake_calls("ibv_create_comp_channel"), 2);
+	struct ibv_cq *cq = fake_last_qp_attr.send_cq;
+	struct ibv_cq *rcq = fake_last_qp_attr.recv_cq;
+	assert_ptr_not_equal(cq, rcq);
+	assert_ptr_not_equal(cq->channel, rcq->channel);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+}
+
+static void new_srq_with_rcq(void **state)
+{
+	(void)state;
+	struct rpma_srq *srq = NULL;
+	assert_int_equal(rpma_srq_new(fx.peer, NULL, &srq), 0);
+	struct rpma_cq *srq_rcq = NULL;
+	assert_int_equal(rpma_srq_get_rcq(srq, &srq_rcq), 0);
+	assert_non_null(srq_rcq);
+	cfg_make(false, 5); /* the SRQ's receive CQ wins over a size */
+	assert_int_equal(rpma_conn_cfg_set_srq(fx.cfg, srq), 0);
+	unsigned cqs = fake_calls("ibv_create_cq");
+
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(fake_calls("ibv_create_cq"), cqs + 1);
+	assert_ptr_equal(fake_last_qp_attr.recv_cq, rpma_cq_get_ibv_cq(srq_rcq));
+	assert_non_null(fake_last_qp_attr.srq);
+
+	unsigned destroyed = fake_calls("ibv_destroy_cq");
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 1); /* not the SRQ's */
+	assert_int_equal(rpma_srq_delete(&srq), 0);
+}
+
+static void new_srq_without_rcq(void **state)
+{
+	(void)state;
+	struct rpma_srq_cfg *srq_cfg = NULL;
+	assert_int_equal(rpma_srq_cfg_new(&srq_cfg), 0);
+	assert_int_equal(rpma_srq_cfg_set_rcq_size(srq_cfg, 0), 0);
+	struct rpma_srq *srq = NULL;
+	assert_int_equal(rpma_srq_new(fx.peer, srq_cfg, &srq), 0);
+	cfg_make(false, 3);
+	assert_int_equal(rpma_conn_cfg_set_srq(fx.cfg, srq), 0);
+
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(fake_calls("ibv_create_cq"), 2); /* its own receive CQ */
+	assert_ptr_not_equal(fake_last_qp_attr.recv_cq, fake_last_qp_attr.send_cq);
+	assert_int_equal(fake_last_qp_attr.recv_cq->cqe, 3);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), 2);
+	assert_int_equal(rpma_srq_delete(&srq), 0);
+	assert_int_equal(rpma_srq_cfg_delete(&srq_cfg), 0);
+}
+
+static void new_provider_failures(void **state)
+{
+	(void)state;
+	static const char *const fns[] = {
+		"rdma_getaddrinfo", "rdma_create_id", "rdma_resolve_addr", "rdma_resolve_route",
+		"ibv_create_comp_channel", "ibv_create_cq", "ibv_req_notify_cq", "rdma_create_qp",
+	};
+	cfg_make(true, 5);
+	each_provider_failure(make_active, fns, sizeof(fns) / sizeof(fns[0]));
+	assert_int_equal(rpma_conn_cfg_delete(&fx.cfg), 0);
+	each_provider_failure(make_active, fns + 4, 4); /* CQs with their own channels */
+}
+
+static void new_out_of_memory(void **state)
+{
+	(void)state;
+	cfg_make(true, 5);
+	each_allocation_failure(make_active);
+}
+
+/* ---- rpma_conn_req_from_cm_event ---- */
+
+static void from_cm_event_invalid_arguments(void **state)
+{
+	(void)state;
+	request_arrives();
+	struct rpma_conn_req *req = SENTINEL_REQ;
+	assert_int_equal(rpma_conn_req_from_cm_event(NULL, fx.event, NULL, &req), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_from_cm_event(fx.peer, NULL, NULL, &req), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_from_cm_event(fx.peer, fx.event, NULL, NULL),
+		RPMA_E_INVAL);
+	fx.event->event = RDMA_CM_EVENT_ESTABLISHED;
+	assert_int_equal(rpma_conn_req_from_cm_event(fx.peer, fx.event, NULL, &req),
+		RPMA_E_INVAL);
+	assert_ptr_equal(req, SENTINEL_REQ);
+	assert_int_equal(fake_calls("ibv_create_cq"), 0);
+	assert_int_equal(rdma_ack_cm_event(fx.event), 0);
+	assert_int_equal(rdma_destroy_id(fx.req_id), 0);
+}
+
+static void from_cm_event_keeps_a_copy_of_the_private_data(void **state)
+{
+	(void)state;
+	const char data[] = "client hello";
+	fx.pdata = data;
+	fx.pdata_len = sizeof(data);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	assert_ptr_equal(fake_last_qp_attr.send_cq, fake_last_qp_attr.recv_cq);
+	assert_non_null(fx.req_id->qp);
+
+	struct rpma_conn_private_data pdata;
+	assert_int_equal(rpma_conn_req_get_private_data(NULL, &pdata), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_get_private_data(req, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_get_private_data(req, &pdata), 0);
+	assert_ptr_not_equal(pdata.ptr, fx.event->param.conn.private_data);
+	assert_int_equal(pdata.len, sizeof(data));
+	assert_memory_equal(pdata.ptr, data, sizeof(data));
+
+	/* the event is not acked until the request is answered */
+	assert_int_equal(fake_calls("rdma_ack_cm_event"), 0);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+}
+
+static void from_cm_event_provider_failures(void **state)
+{
+	(void)state;
+	static const char *const fns[] = {
+		"ibv_create_comp_channel", "ibv_create_cq", "ibv_req_notify_cq", "rdma_create_qp",
+	};
+	cfg_make(true, 5);
+	each_provider_failure(make_passive, fns, sizeof(fns) / sizeof(fns[0]));
+}
+
+static void from_cm_event_out_of_memory(void **state)
+{
+	(void)state;
+	const char data[] = "client hello";
+	fx.pdata = data;
+	fx.pdata_len = sizeof(data);
+	cfg_make(false, 5);
+	each_allocation_failure(make_passive);
+}
+
+/* ---- rpma_conn_req_delete ---- */
+
+static void delete_invalid_and_null(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(rpma_conn_req_delete(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+}
+
+static void delete_passive_rejects(void **state)
+{
+	(void)state;
+	cfg_make(true, 5);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_null(req);
+	assert_int_equal(fake_calls("rdma_reject"), 1);
+	assert_int_equal(fake_calls("rdma_ack_cm_event"), 1);
+	assert_int_equal(fake_calls("rdma_destroy_qp"), 1);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), 2);
+	assert_int_equal(fake_calls("ibv_destroy_comp_channel"), 1);
+	assert_int_equal(fake_calls("rdma_destroy_id"), 1);
+	assert_int_equal(live_extra(), 0);
+}
+
+/* One release step failing: PROVIDER, the request gone, only what the fake kept (left). */
+static void delete_failure(make_fn *make, const char *fn, int left)
+{
+	int base = live_extra();
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make(&req), 0);
+	fake_fail(fn, 1, EBUSY);
+	errno = 0;
+	assert_int_equal(rpma_conn_req_delete(&req), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	assert_null(req);
+	assert_int_equal(live_extra(), base + left);
+}
+
+static void delete_passive_failures(void **state)
+{
+	(void)state;
+	delete_failure(make_passive, "rdma_reject", 0);
+	delete_failure(make_passive, "rdma_ack_cm_event", 1); /* the event */
+	delete_failure(make_passive, "rdma_destroy_id", 1);   /* this id */
+	assert_int_equal(rdma_destroy_id(fx.req_id), 0);
+	/* the event the fake could not take back stays counted */
+	assert_int_equal(live_extra(), 1);
+	assert_int_equal(rdma_destroy_id(fx.listen_id), 0);
+	rdma_destroy_event_channel(fx.listen_ch);
+	fx.listen_id = NULL;
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
+	assert_int_equal(fake_live_objects(), 1);
+}
+
+static void delete_active_failures(void **state)
+{
+	(void)state;
+	cfg_make(true, 0);
+	delete_failure(make_active, "rdma_destroy_id", 1);
+	assert_int_equal(rdma_destroy_id(fake_last_cm_id), 0);
+
+	delete_failure(make_active, "ibv_destroy_cq", 1);
+	assert_int_equal(ibv_destroy_cq(fake_last_qp_attr.send_cq), 0);
+
+	struct ibv_comp_channel *channel = NULL;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	channel = fake_last_qp_attr.send_cq->channel;
+	fake_fail("ibv_destroy_comp_channel", 1, EBUSY);
+	errno = 0;
+	assert_int_equal(rpma_conn_req_delete(&req), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(live_extra(), 1);
+	assert_int_equal(ibv_destroy_comp_channel(channel), 0);
+}
+
+/* ---- rpma_conn_req_connect ---- */
+
+static void connect_invalid_arguments(void **state)
+{
+	(void)state;
+	struct rpma_conn *conn = SENTINEL_CONN;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(rpma_conn_req_connect(NULL, NULL, &conn), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_INVAL);
+
+	/* a request given is consumed even when the other arguments are wrong */
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, NULL), RPMA_E_INVAL);
+	assert_null(req);
+	assert_int_equal(live_extra(), 0);
+
+	char data[] = "x";
+	struct rpma_conn_private_data empty = {data, 0};
+	assert_int_equal(make_active(&req), 0);
+	assert_int_equal(rpma_conn_req_connect(&req, &empty, &conn), RPMA_E_INVAL);
+	assert_null(req);
+	assert_int_equal(live_extra(), 0);
+
+	struct rpma_conn_private_data no_ptr = {NULL, 4};
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(rpma_conn_req_connect(&req, &no_ptr, &conn), RPMA_E_INVAL);
+	assert_null(req);
+	assert_int_equal(fake_calls("rdma_reject"), 1); /* the peer is told */
+	assert_int_equal(live_extra(), 0);
+
+	assert_ptr_equal(conn, SENTINEL_CONN);
+	assert_int_equal(fake_calls("rdma_connect") + fake_calls("rdma_accept"), 0);
+}
+
+static void connect_active(void **state)
+{
+	(void)state;
+	cfg_make(true, 5);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	struct rdma_cm_id *id = fake_last_cm_id;
+	struct ibv_cq *ibv_rcq = fake_last_qp_attr.recv_cq;
+
+	char data[] = "server, please";
+	struct rpma_conn_private_data pdata = {data, sizeof(data)};
+	struct rpma_conn *conn = NULL;
+	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), 0);
+	assert_null(req);
+	assert_non_null(conn);
+
+	assert_int_equal(fake_calls("rdma_connect"), 1);
+	assert_int_equal(fake_calls("rdma_accept"), 0);
+	assert_int_equal(fake_last_conn_param.pdata_len, sizeof(data));
+	assert_memory_equal(fake_last_conn_param.pdata, data, sizeof(data));
+	assert_int_equal(fake_last_conn_param.responder_resources, RDMA_MAX_RESP_RES);
+	assert_int_equal(fake_last_conn_param.initiator_depth, RDMA_MAX_INIT_DEPTH);
+	assert_int_equal(fake_last_conn_param.rnr_retry_count, 7);
+
+	/* the connection has the id on a channel of its own, and the request's queues */
+	assert_non_null(id->channel);
+	int fd = -1;
+	assert_int_equal(rpma_conn_get_event_fd(conn, &fd), 0);
+	assert_int_equal(fd, id->channel->fd);
+	assert_int_equal(rpma_conn_get_compl_fd(conn, &fd), 0);
+	assert_int_equal(fd, ibv_rcq->channel->fd);
+	fake_channel_push(ibv_rcq->channel, ibv_rcq);
+	struct rpma_cq *cq = NULL;
+	bool is_rcq = false;
+	assert_int_equal(rpma_conn_wait(conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, &is_rcq), 0);
+	assert_true(is_rcq);
+
+	struct rpma_conn_private_data got = {(void *)0x1, 1};
+	assert_int_equal(rpma_conn_get_private_data(conn, &got), 0);
+	assert_null(got.ptr);
+
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(live_extra(), 0);
+}
+
+static void connect_active_without_private_data(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	struct rpma_conn *conn = NULL;
+	fake_last_conn_param.pdata_len = 99;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	assert_int_equal(fake_last_conn_param.pdata_len, 0);
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+}
+
+static void connect_passive(void **state)
+{
+	(void)state;
+	const char hello[] = "client hello";
+	fx.pdata = hello;
+	fx.pdata_len = sizeof(hello);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+
+	char data[] = "welcome";
+	struct rpma_conn_private_data pdata = {data, sizeof(data)};
+	struct rpma_conn *conn = NULL;
+	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), 0);
+	assert_null(req);
+	assert_non_null(conn);
+	assert_int_equal(fake_calls("rdma_accept"), 1);
+	assert_int_equal(fake_calls("rdma_connect"), 0);
+	assert_int_equal(fake_calls("rdma_reject"), 0);
+	assert_int_equal(fake_calls("rdma_ack_cm_event"), 1);
+	assert_int_equal(fake_last_conn_param.pdata_len, sizeof(data));
+	assert_memory_equal(fake_last_conn_param.pdata, data, sizeof(data));
+	assert_int_equal(fake_last_conn_param.responder_resources, RDMA_MAX_RESP_RES);
+	assert_int_equal(fake_last_conn_param.initiator_depth, RDMA_MAX_INIT_DEPTH);
+	assert_int_equal(fake_last_conn_param.rnr_retry_count, 7);
+
+	/* moved off the endpoint's channel */
+	assert_ptr_not_equal(fx.req_id->channel, fx.listen_ch);
+
+	/* the connection keeps what the client sent with its request */
+	struct rpma_conn_private_data got;
+	assert_int_equal(rpma_conn_get_private_data(conn, &got), 0);
+	assert_int_equal(got.len, sizeof(hello));
+	assert_memory_equal(got.ptr, hello, sizeof(hello));
+
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(live_extra(), 0);
+}
+
+static void connect_active_provider_failures(void **state)
+{
+	(void)state;
+	static const char *const fns[] = {
+		"rdma_create_event_channel", "rdma_migrate_id", "ibv_reg_mr", "rdma_connect",
+	};
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		struct rpma_conn_req *req = NULL;
+		assert_int_equal(make_active(&req), 0);
+		fake_fail(fns[i], 1, EIO);
+		struct rpma_conn *conn = SENTINEL_CONN;
+		errno = 0;
+		assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+		assert_int_equal(errno, EIO);
+		assert_null(req);
+		assert_ptr_equal(conn, SENTINEL_CONN);
+		assert_int_equal(live_extra(), 0);
+	}
+	assert_int_equal(fake_calls("rdma_reject"), 0);
+}
+
+static void connect_passive_provider_failures(void **state)
+{
+	(void)state;
+	static const char *const fns[] = {
+		"rdma_create_event_channel", "rdma_migrate_id", "ibv_reg_mr", "rdma_accept",
+	};
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		struct rpma_conn_req *req = NULL;
+		assert_int_equal(make_passive(&req), 0);
+		unsigned rejects = fake_calls("rdma_reject");
+		fake_fail(fns[i], 1, EIO);
+		struct rpma_conn *conn = SENTINEL_CONN;
+		assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+		assert_null(req);
+		assert_ptr_equal(conn, SENTINEL_CONN);
+		/* the client is told no, the event acked, everything released */
+		assert_int_equal(fake_calls("rdma_reject"), rejects + 1);
+		assert_int_equal(live_extra(), 0);
+	}
+}
+
+static void connect_passive_ack_failure(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	fake_fail("rdma_ack_cm_event", 1, EINVAL);
+	struct rpma_conn *conn = SENTINEL_CONN;
+	errno = 0;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_null(req);
+	assert_ptr_equal(conn, SENTINEL_CONN);
+	assert_int_equal(fake_calls("rdma_reject"), 1);
+	assert_int_equal(fake_calls("rdma_ack_cm_event"), 1); /* not retried */
+	assert_int_equal(fake_calls("rdma_accept"), 0);
+	assert_int_equal(live_extra(), 1); /* the event the fake could not take back */
+
+	assert_int_equal(rdma_destroy_id(fx.listen_id), 0);
+	rdma_destroy_event_channel(fx.listen_ch);
+	fx.listen_id = NULL;
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
+	assert_int_equal(fake_live_objects(), 1);
+}
+
+static void connect_out_of_memory(void **state)
+{
+	(void)state;
+	const char hello[] = "client hello";
+	fx.pdata = hello;
+	fx.pdata_len = sizeof(hello);
+	make_fn *makes[] = {make_active, make_passive};
+	for (size_t i = 0; i < 2; i++) {
+		unsigned n;
+		for (n = 1;; n++) {
+			struct rpma_conn_req *req = NULL;
+			assert_int_equal(makes[i](&req), 0);
+			struct rpma_conn *conn = SENTINEL_CONN;
+			fake_malloc_fail(n);
+			int ret = rpma_conn_req_connect(&req, NULL, &conn);
+			assert_null(req);
+			if (ret == 0) {
+				fake_malloc_fail(0); /* disarm: the n-th allocation is still ahead */
+				assert_int_equal(rpma_conn_delete(&conn), 0);
+				break;
+			}
+			assert_int_equal(ret, RPMA_E_NOMEM);
+			assert_ptr_equal(conn, SENTINEL_CONN);
+			assert_int_equal(live_extra(), 0);
+		}
+		/* the connection, its flush, the flush buffer's region; the passive one copies the data */
+		assert_int_equal(n, i == 0 ? 4 : 5);
+	}
+}
+
+static void connect_with_srq_keeps_its_rcq(void **state)
+{
+	(void)state;
+	struct rpma_srq *srq = NULL;
+	assert_int_equal(rpma_srq_new(fx.peer, NULL, &srq), 0);
+	cfg_make(false, 0);
+	assert_int_equal(rpma_conn_cfg_set_srq(fx.cfg, srq), 0);
+
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	struct rpma_conn *conn = NULL;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	struct rpma_cq *rcq = NULL;
+	struct rpma_cq *srq_rcq = NULL;
+	assert_int_equal(rpma_conn_get_rcq(conn, &rcq), 0);
+	assert_int_equal(rpma_srq_get_rcq(srq, &srq_rcq), 0);
+	assert_ptr_equal(rcq, srq_rcq);
+
+	unsigned destroyed = fake_calls("ibv_destroy_cq");
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 1);
+	assert_int_equal(rpma_srq_delete(&srq), 0);
+}
+
+/* ---- rpma_conn_req_recv ---- */
+
+static void recv_before_connecting(void **state)
+{
+	(void)state;
+	static char buf[64];
+	struct rpma_mr_local *mr = NULL;
+	assert_int_equal(rpma_mr_reg(fx.peer, buf, sizeof(buf), RPMA_MR_USAGE_RECV, &mr), 0);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	int ctx;
+
+	assert_int_equal(rpma_conn_req_recv(NULL, mr, 0, 8, &ctx), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_recv(req, NULL, 0, 8, &ctx), RPMA_E_INVAL);
+	assert_int_equal(fake_posted.count, 0);
+
+	assert_int_equal(rpma_conn_req_recv(req, mr, 8, 16, &ctx), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.recv_wr.wr_id, (uint64_t)(uintptr_t)&ctx);
+	assert_int_equal(fake_posted.recv_wr.num_sge, 1);
+	assert_int_equal(fake_posted.recv_sge.addr, (uint64_t)(uintptr_t)(buf + 8));
+	assert_int_equal(fake_posted.recv_sge.length, 16);
+
+	/* a NULL op_context is a valid one (wr_id 0) */
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, 8, NULL), 0);
+	assert_int_equal(fake_posted.recv_wr.wr_id, 0);
+
+	fake_fail("ibv_post_recv", 1, ENOMEM);
+	errno = 0;
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, 8, &ctx), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+}
+
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(new_invalid_arguments),
+		TEST(new_default_cfg),
+		TEST(new_shared_channel_and_rcq),
+		TEST(new_own_channels_and_rcq),
+		TEST(new_srq_with_rcq),
+		TEST(new_srq_without_rcq),
+		TEST(new_provider_failures),
+		TEST(new_out_of_memory),
+		TEST(from_cm_event_invalid_arguments),
+		TEST(from_cm_event_keeps_a_copy_of_the_private_data),
+		TEST(from_cm_event_provider_failures),
+		TEST(from_cm_event_out_of_memory),
+		TEST(delete_invalid_and_null),
+		TEST(delete_passive_rejects),
+		cmocka_unit_test_setup(delete_passive_failures, setup),
+		TEST(delete_active_failures),
+		TEST(connect_invalid_arguments),
+		TEST(connect_active),
+		TEST(connect_active_without_private_data),
+		TEST(connect_passive),
+		TEST(connect_active_provider_failures),
+		TEST(connect_passive_provider_failures),
+		cmocka_unit_test_setup(connect_passive_ack_failure, setup),
+		TEST(connect_out_of_memory),
+		TEST(connect_with_srq_keeps_its_rcq),
+		TEST(recv_before_connecting),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
