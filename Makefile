@@ -1,8 +1,9 @@
 # rpma-fio -- top-level build (plain GNU make).
 #
 #   make                 build/librpma.a (PIC) and build/librpma.so
-#   make test            every test (unit tests now; end-to-end in the VM when present)
+#   make test            every test: unit tests, then end-to-end in the Soft-RoCE VM
 #   make test-unit       the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
+#   make test-e2e        the end-to-end suite in the VM (E2E_KERNELS="6.1 6.12")
 #   make coverage        unit tests with gcov, then line coverage of librpma/src
 #   make install         PREFIX=/usr/local DESTDIR= : header, libraries, librpma.pc
 #   make clean
@@ -113,7 +114,18 @@ $(BUILD)/compile/api_c99: tests/compile/api_c99.c librpma/include/librpma.h $(BU
 test-unit: $(UNIT_BINS) $(BUILD)/compile/api_c99
 	@tests/run-unit.sh $(UNIT_BINS)
 
-test: test-unit
+# End to end over real Soft-RoCE in the VM: one boot per kernel for the whole suite.
+# 6.1's rxe lacks native ATOMIC WRITE, 6.12's has it: both paths are exercised.
+E2E_KERNELS ?= 6.1 6.12
+VM := scripts/softroce-vm
+
+test-e2e: all examples
+	@for k in $(E2E_KERNELS); do \
+		echo "== e2e on kernel $$k =="; \
+		$(VM) run --kernel $$k --pmem --timeout 900 -q -- tests/e2e/run.sh || exit 1; \
+	done
+
+test: test-unit test-e2e
 
 coverage:
 	$(MAKE) COVERAGE=1 test-unit
@@ -151,4 +163,4 @@ clean:
 	rm -rf $(BUILD)
 
 .SECONDARY:
-.PHONY: all examples test test-unit coverage install clean
+.PHONY: all examples test test-unit test-e2e coverage install clean

@@ -3,6 +3,7 @@
 #
 #   scripts/deps.sh            everything: build, unit tests, Soft-RoCE VM, engines, reports
 #   scripts/deps.sh build      only what building librpma and its unit tests needs
+#   scripts/deps.sh vm         only what the Soft-RoCE VM (scripts/softroce-vm) needs
 #   scripts/deps.sh --help
 #
 # Needs root (or sudo). Adds the apt sources the project needs when they are missing:
@@ -11,14 +12,16 @@
 set -euo pipefail
 
 BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-dev gcovr)
-VM_PKGS=(qemu-system-x86 busybox-static kmod cpio xz-utils rdma-core ibverbs-providers
-	ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
+# the Soft-RoCE VM: QEMU and initramfs tools on the host; the guest runs the host's
+# own binaries (over a read-only share of /), so its tools are installed here too
+VM_PKGS=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
 TOOL_PKGS=(valgrind clang gnuplot-nox jq)
 SOURCES_FILE=/etc/apt/sources.list.d/rpma-fio.sources
 
 usage() {
-	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'
 }
 
 as_root() {
@@ -83,12 +86,13 @@ main() {
 	case "$what" in
 	-h|--help) usage; exit 0 ;;
 	build) pkgs=("${BUILD_PKGS[@]}") ;;
+	vm) pkgs=("${VM_PKGS[@]}") ;;
 	all) pkgs=("${BUILD_PKGS[@]}" "${VM_PKGS[@]}" "${ENGINE_PKGS[@]}" "${TOOL_PKGS[@]}") ;;
-	*) echo "deps: unknown set '$what' (expected: all, build)" >&2; exit 2 ;;
+	*) echo "deps: unknown set '$what' (expected: all, build, vm)" >&2; exit 2 ;;
 	esac
 
 	local updated=0
-	if [ "$what" = all ] && add_sources; then
+	if [ "$what" != build ] && add_sources; then
 		as_root apt-get update -qq
 		updated=1
 	fi

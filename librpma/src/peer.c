@@ -204,6 +204,11 @@ int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *a
 		mr = ibv_reg_mr(peer->pd, addr, length, access | IBV_ACCESS_ON_DEMAND);
 	}
 	if (mr == NULL) {
+		int err = errno;
+		if (err == EOPNOTSUPP && !peer->is_odp_supported)
+			RPMA_LOG_ERROR("the device cannot pin this memory (an fsdax file mapping?) "
+				"and has no On-Demand Paging to register it otherwise");
+		errno = err; /* logging may clobber it */
 		return peer_provider_failed("ibv_reg_mr");
 	}
 

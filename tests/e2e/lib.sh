@@ -1,5 +1,10 @@
 # tests/e2e/lib.sh -- helpers for end-to-end tests run inside the Soft-RoCE VM.
 # Sourced by the suites; needs RPMA_TEST_ADDR (the guest's rxe address).
+#
+# In the commands given to the runners below:
+#   @READY@  the file the server creates once it listens (put it in the server's command)
+#   @PORT@   a port of this test's own (a fresh one for each test)
+#   @ID@     (e2e_many only) the client's number, 1..COUNT
 
 E2E_PASSED=0
 E2E_FAILED=0
@@ -7,16 +12,22 @@ E2E_FAILED_NAMES=()
 E2E_TMP=$(mktemp -d /tmp/rpma-e2e.XXXXXX)
 E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
-
-e2e_next_port() {
-	E2E_PORT=$((E2E_PORT + 1))
-	echo "$E2E_PORT"
-}
+E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
 
 # Wait until file $1 exists, at most $2 seconds.
 e2e_wait_file() {
 	local file=$1 limit=$2 waited=0
 	while [ ! -e "$file" ]; do
+		[ "$waited" -ge $((limit * 10)) ] && return 1
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+}
+
+# Wait until file $1 has a line matching regex $2, at most $3 seconds.
+e2e_wait_line() {
+	local file=$1 regex=$2 limit=$3 waited=0
+	until grep -Eq "$regex" "$file" 2>/dev/null; do
 		[ "$waited" -ge $((limit * 10)) ] && return 1
 		sleep 0.1
 		waited=$((waited + 1))
@@ -35,39 +46,169 @@ e2e_result() {
 	fi
 }
 
-# e2e_pair NAME EXPECT_REGEX SERVER_CMD... -- CLIENT_CMD...
-# Runs the server (given READY file as its last argument via $READY), waits for it to
-# listen, runs the client, and checks both exit 0 and the client's output matches
-# EXPECT_REGEX (empty: no check). Every step is under a timeout.
-e2e_pair() {
-	local name=$1 expect=$2
-	shift 2
-	local server=() client=()
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do server+=("$1"); shift; done
+# Split "SERVER... -- CLIENT..." into E2E_SERVER and E2E_CLIENT with @READY@ and
+# @PORT@ replaced, and make the test's directory E2E_DIR. Sets E2E_READY.
+e2e_setup() {
+	local name=$1
 	shift
-	client=("$@")
-	local dir="$E2E_TMP/$name" status=0
-	mkdir -p "$dir"
-	local ready="$dir/ready"
-	timeout "$E2E_STEP_TIMEOUT" "${server[@]//@READY@/$ready}" >"$dir/server.log" 2>&1 &
-	local spid=$!
-	if ! e2e_wait_file "$ready" 20; then
-		echo "  server did not start listening within 20 s" >"$dir/why"
-		status=1
-	else
-		timeout "$E2E_STEP_TIMEOUT" "${client[@]}" >"$dir/client.log" 2>&1 || status=$?
+	E2E_PORT=$((E2E_PORT + 1))
+	E2E_DIR="$E2E_TMP/$name"
+	E2E_READY="$E2E_DIR/ready"
+	mkdir -p "$E2E_DIR"
+	E2E_SERVER=()
+	E2E_CLIENT=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		E2E_SERVER+=("$1")
+		shift
+	done
+	shift
+	E2E_CLIENT=("$@")
+	E2E_SERVER=("${E2E_SERVER[@]//@READY@/$E2E_READY}")
+	E2E_SERVER=("${E2E_SERVER[@]//@PORT@/$E2E_PORT}")
+	E2E_CLIENT=("${E2E_CLIENT[@]//@PORT@/$E2E_PORT}")
+}
+
+# Start the server (under timeout) and wait until it listens. Sets E2E_SPID.
+e2e_start_server() {
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	E2E_SPID=$!
+	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT"; then
+		echo "  server did not start listening within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+		return 1
 	fi
-	wait "$spid" || status=$((status ? status : $?))
-	if [ "$status" -eq 0 ] && [ -n "$expect" ] && ! grep -Eq "$expect" "$dir/client.log"; then
-		echo "  client output does not match /$expect/" >"$dir/why"
+}
+
+# Print the logs of a failed test.
+e2e_show_logs() {
+	[ -f "$E2E_DIR/why" ] && cat "$E2E_DIR/why"
+	echo "  --- server (${E2E_SERVER[*]}):"
+	sed 's/^/  | /' "$E2E_DIR/server.log"
+	local log
+	for log in "$E2E_DIR"/client*.log; do
+		[ -e "$log" ] || continue
+		echo "  --- $(basename "$log" .log):"
+		sed 's/^/  | /' "$log"
+	done
+}
+
+# Check that every client log matches regex $1 (empty: no check).
+e2e_check_clients() {
+	local expect=$1 log
+	[ -n "$expect" ] || return 0
+	for log in "$E2E_DIR"/client*.log; do
+		if ! grep -Eq "$expect" "$log"; then
+			echo "  $(basename "$log" .log) output does not match /$expect/" >>"$E2E_DIR/why"
+			return 1
+		fi
+	done
+}
+
+# e2e_pair NAME EXPECT_REGEX SERVER_CMD... -- CLIENT_CMD...
+# Runs the server, waits for it to listen, runs the client, and checks both exit 0
+# and the client's output matches EXPECT_REGEX (empty: no check). Every step is
+# under a timeout.
+e2e_pair() {
+	local name=$1 expect=$2 status=0
+	shift 2
+	e2e_setup "$name" "$@"
+	if e2e_start_server; then
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || status=$?
+	else
+		status=1
+	fi
+	wait "$E2E_SPID" || status=$((status ? status : $?))
+	[ "$status" -eq 0 ] && { e2e_check_clients "$expect" || status=1; }
+	e2e_result "$name" "$status"
+	[ "$status" -eq 0 ] || e2e_show_logs
+	return 0
+}
+
+# e2e_many NAME EXPECT_REGEX COUNT SERVER_CMD... -- CLIENT_CMD...
+# Like e2e_pair, with COUNT clients started at once; @ID@ in the client's command
+# is its number (1..COUNT). Every client must exit 0 and match EXPECT_REGEX.
+e2e_many() {
+	local name=$1 expect=$2 count=$3 status=0 i
+	shift 3
+	e2e_setup "$name" "$@"
+	local cpids=()
+	if e2e_start_server; then
+		for i in $(seq 1 "$count"); do
+			timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]//@ID@/$i}" \
+				>"$E2E_DIR/client$i.log" 2>&1 &
+			cpids+=($!)
+		done
+		for i in "${!cpids[@]}"; do
+			wait "${cpids[$i]}" || { status=$?; echo "  client$((i + 1)) exited with $status" >>"$E2E_DIR/why"; }
+		done
+	else
+		status=1
+	fi
+	wait "$E2E_SPID" || status=$((status ? status : $?))
+	[ "$status" -eq 0 ] && { e2e_check_clients "$expect" || status=1; }
+	e2e_result "$name" "$status"
+	[ "$status" -eq 0 ] || e2e_show_logs
+	return 0
+}
+
+# e2e_kill NAME VICTIM(server|client) TRIGGER_REGEX EXPECT_REGEX SERVER_CMD... -- CLIENT_CMD...
+# Runs server and client; once the server's output matches TRIGGER_REGEX, kills
+# VICTIM with SIGKILL. The victim must die of it (status 137: it was still
+# running); the survivor must exit 0 and its output match EXPECT_REGEX. The
+# victim runs without `timeout` (so that it is the process killed): it must
+# bound its own run time; it is killed at the end in any case.
+e2e_kill() {
+	local name=$1 victim=$2 trigger=$3 expect=$4 status=0 vstatus=0
+	shift 4
+	e2e_setup "$name" "$@"
+	local spid cpid vpid survivor_pid survivor_log
+	if [ "$victim" = server ]; then
+		"${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+		spid=$!
+	else
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+		spid=$!
+	fi
+	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT"; then
+		echo "  server did not start listening within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+		kill -KILL "$spid" 2>/dev/null
+		wait "$spid"
+		e2e_result "$name" 1
+		e2e_show_logs
+		return 0
+	fi
+	if [ "$victim" = client ]; then
+		"${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 &
+		cpid=$!
+		vpid=$cpid survivor_pid=$spid survivor_log=$E2E_DIR/server.log
+	else
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 &
+		cpid=$!
+		vpid=$spid survivor_pid=$cpid survivor_log=$E2E_DIR/client.log
+	fi
+	if e2e_wait_line "$E2E_DIR/server.log" "$trigger" "$E2E_STEP_TIMEOUT"; then
+		kill -KILL "$vpid" 2>/dev/null
+		echo "  killed the $victim (pid $vpid) with SIGKILL" >>"$E2E_DIR/why"
+	else
+		echo "  the server never said /$trigger/" >>"$E2E_DIR/why"
+		kill -KILL "$vpid" 2>/dev/null
+		status=1
+	fi
+	wait "$vpid" || vstatus=$?
+	if [ "$vstatus" -ne 137 ]; then
+		echo "  the $victim exited with $vstatus before it was killed" >>"$E2E_DIR/why"
+		status=1
+	fi
+	local sstatus=0
+	wait "$survivor_pid" || sstatus=$?
+	if [ "$sstatus" -ne 0 ]; then
+		echo "  the survivor exited with $sstatus" >>"$E2E_DIR/why"
+		status=1
+	elif ! grep -Eq "$expect" "$survivor_log"; then
+		echo "  the survivor's output does not match /$expect/" >>"$E2E_DIR/why"
 		status=1
 	fi
 	e2e_result "$name" "$status"
-	if [ "$status" -ne 0 ]; then
-		[ -f "$dir/why" ] && cat "$dir/why"
-		echo "  --- server (${server[*]}):"; sed 's/^/  | /' "$dir/server.log"
-		echo "  --- client (${client[*]}):"; sed 's/^/  | /' "$dir/client.log" 2>/dev/null
-	fi
+	[ "$status" -eq 0 ] || e2e_show_logs
 	return 0
 }
 

@@ -19,6 +19,7 @@
 
 static int notices;
 static int errors;
+static char logged[1024]; /* every message, concatenated */
 
 static void capture_log(enum rpma_log_level level, const char *file_name, const int line_no,
 		const char *function_name, const char *message_format, ...)
@@ -26,7 +27,11 @@ static void capture_log(enum rpma_log_level level, const char *file_name, const 
 	(void)file_name;
 	(void)line_no;
 	(void)function_name;
-	(void)message_format;
+	va_list ap;
+	va_start(ap, message_format);
+	size_t used = strlen(logged);
+	vsnprintf(logged + used, sizeof(logged) - used, message_format, ap);
+	va_end(ap);
 	if (level == RPMA_LOG_LEVEL_NOTICE)
 		notices++;
 	if (level == RPMA_LOG_LEVEL_ERROR)
@@ -39,6 +44,7 @@ static int setup(void **state)
 	fake_reset();
 	notices = 0;
 	errors = 0;
+	logged[0] = '\0';
 	rpma_log_set_function(capture_log);
 	return rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE);
 }
@@ -414,6 +420,20 @@ static void mr_reg_fails(void **state)
 	}
 }
 
+/* Without ODP an unpinnable region (fsdax) gets a hint naming the cause. */
+static void mr_reg_unpinnable_without_odp_says_why(void **state)
+{
+	(void)state;
+	struct rpma_peer *peer = peer_new_ok();
+	struct ibv_mr *mr = NULL;
+	fake_fail("ibv_reg_mr", 1, EOPNOTSUPP);
+	assert_int_equal(rpma_peer_mr_reg(peer, &mr, buf, sizeof(buf), 0), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_non_null(strstr(logged, "On-Demand Paging"));
+	assert_non_null(strstr(logged, "EOPNOTSUPP"));
+	peer_delete_ok(&peer);
+}
+
 /* ---- rpma_peer_create_srq ---- */
 
 static void create_srq(void **state)
@@ -459,6 +479,7 @@ int main(void)
 		T(mr_reg_plain),
 		T(mr_reg_falls_back_to_odp),
 		T(mr_reg_fails),
+		T(mr_reg_unpinnable_without_odp_says_why),
 		T(create_srq),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
