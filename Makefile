@@ -1,10 +1,11 @@
 # rpma-fio -- top-level build (plain GNU make).
 #
 #   make                 build/librpma.a (PIC) and build/librpma.so
-#   make test            every test: unit tests, then end-to-end in the Soft-RoCE VM
+#   make test            every test: unit tests (plain, ASan+UBSan, coverage gate), then
+#                        end to end in the Soft-RoCE VM
 #   make test-unit       the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
 #   make test-e2e        the end-to-end suite in the VM (E2E_KERNELS="6.1 6.12")
-#   make coverage        unit tests with gcov, then line coverage of librpma/src
+#   make coverage        unit tests with gcov, then line coverage of librpma/src (>= 90%)
 #   make install         PREFIX=/usr/local DESTDIR= : header, libraries, librpma.pc
 #   make clean
 
@@ -125,14 +126,23 @@ test-e2e: all examples
 		$(VM) run --kernel $$k --pmem --timeout 900 -q -- tests/e2e/run.sh || exit 1; \
 	done
 
-test: test-unit test-e2e
+# Unit tests also under ASan+UBSan, and the coverage gate (>= COVERAGE_MIN % of lines).
+test-unit-san:
+	$(MAKE) SANITIZE=1 test-unit
+
+test: test-unit test-unit-san coverage test-e2e
+
+COVERAGE_MIN ?= 90
 
 coverage:
-	$(MAKE) COVERAGE=1 test-unit
+	@mkdir -p $(BUILD)/test-cov/lib && rm -f $(BUILD)/test-cov/lib/*.gcda
+	$(MAKE) COVERAGE=1 test-unit >$(BUILD)/coverage-tests.log 2>&1 || \
+		{ tail -n 40 $(BUILD)/coverage-tests.log; exit 1; }
 	@command -v gcovr >/dev/null || { echo "gcovr is missing: run scripts/deps.sh"; exit 1; }
-	gcovr --root . --filter 'librpma/src/' --object-directory $(BUILD)/test-cov/lib \
-		--print-summary --txt $(BUILD)/coverage.txt >/dev/null
-	@sed -n '1,200p' $(BUILD)/coverage.txt | tail -n +1 | grep -v '^-*$$' | tail -n 40
+	@gcovr --root . --filter 'librpma/src/' --object-directory $(BUILD)/test-cov/lib \
+		--txt $(BUILD)/coverage.txt --fail-under-line $(COVERAGE_MIN) || \
+		{ cat $(BUILD)/coverage.txt; echo "coverage: below $(COVERAGE_MIN)% of lines"; exit 1; }
+	@grep -v '^-*$$' $(BUILD)/coverage.txt
 
 # ---- examples: small programs that double as documentation and end-to-end tests ----
 EXAMPLE_SRCS := $(sort $(wildcard examples/[0-9]*.c))
@@ -163,4 +173,4 @@ clean:
 	rm -rf $(BUILD)
 
 .SECONDARY:
-.PHONY: all examples test test-unit test-e2e coverage install clean
+.PHONY: all examples test test-unit test-unit-san test-e2e coverage install clean
