@@ -18,6 +18,7 @@
 #include "peer.h"
 #include "provider.h"
 #include "fake_provider.h"
+#include "test_log.h"
 
 /* What each test builds; the raw handles let a test finish what a failed delete left. */
 static struct {
@@ -29,22 +30,12 @@ static struct {
 	struct rpma_conn *conn;
 } fx;
 
-static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-}
-
 static int setup(void **state)
 {
 	(void)state;
 	fake_reset();
 	memset(&fx, 0, sizeof(fx));
-	rpma_log_set_function(quiet_log);
+	rpma_log_set_function(test_log_quiet);
 	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
 	return 0;
 }

@@ -11,22 +11,13 @@
 #include "librpma.h"
 #include "cq.h"
 #include "fake_provider.h"
-
-static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-}
+#include "test_log.h"
 
 static int setup(void **state)
 {
 	(void)state;
 	fake_reset();
-	return rpma_log_set_function(quiet_log);
+	return rpma_log_set_function(test_log_quiet);
 }
 
 static int teardown(void **state)

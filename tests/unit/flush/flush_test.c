@@ -10,6 +10,7 @@
 
 #include "librpma.h"
 #include "fake_provider.h"
+#include "test_log.h"
 #include "flush.h"
 #include "mr.h"
 #include "peer.h"
@@ -19,21 +20,11 @@
 #define RKEY 0x99
 #define CTX ((const void *)0xf1f1)
 
-static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-}
-
 static int setup(void **state)
 {
 	(void)state;
 	fake_reset();
-	return rpma_log_set_function(quiet_log);
+	return rpma_log_set_function(test_log_quiet);
 }
 
 static int teardown(void **state)

@@ -10,24 +10,15 @@
 
 #include "librpma.h"
 #include "fake_provider.h"
+#include "test_log.h"
 #include "mr.h"
 #include "mr_test.h"
-
-static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-}
 
 int mr_setup(void **state)
 {
 	(void)state;
 	fake_reset();
-	return rpma_log_set_function(quiet_log);
+	return rpma_log_set_function(test_log_quiet);
 }
 
 int mr_teardown(void **state)

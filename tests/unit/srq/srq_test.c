@@ -10,26 +10,17 @@
 #include "librpma.h"
 #include "cq.h"
 #include "fake_provider.h"
+#include "test_log.h"
 #include "srq.h"
 #include "srq_cfg.h"
 
 #define CTX ((const void *)0x5eed)
 
-static void quiet_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-}
-
 /* Every test gets a peer in *state. */
 static int setup(void **state)
 {
 	fake_reset();
-	rpma_log_set_function(quiet_log);
+	rpma_log_set_function(test_log_quiet);
 	struct rpma_peer *peer = NULL;
 	assert_int_equal(rpma_peer_new(fake_ibv_context(), &peer), 0);
 	*state = peer;

@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* test_log.h -- log functions for unit tests: one that drops, one that records */
+#ifndef TEST_LOG_H
+#define TEST_LOG_H
+
+#include "librpma.h"
+
+/* Drops every message: keeps expected error paths out of the test output. */
+void test_log_quiet(enum rpma_log_level level, const char *file_name, const int line_no,
+		const char *function_name, const char *message_format, ...);
+
+#endif /* TEST_LOG_H */
