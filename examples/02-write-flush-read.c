@@ -150,8 +150,9 @@ static int write_flush_read(struct rpma_conn *conn, struct rpma_mr_local *src,
 	return example_expect_completion(cq, IBV_WC_RDMA_READ, NULL);
 }
 
-static int run_client(struct rpma_peer *peer, char *argv[])
+static int run_client(struct rpma_peer *peer, int argc, char *argv[])
 {
+	(void)argc;
 	static uint8_t out[DATA_LEN], in[DATA_LEN];
 	struct rpma_mr_local *src = NULL, *dst = NULL;
 	struct rpma_mr_remote *rmr = NULL;
@@ -186,18 +187,5 @@ out:
 
 int main(int argc, char *argv[])
 {
-	if (argc < 4 || (strcmp(argv[1], "server") && strcmp(argv[1], "client"))) {
-		fprintf(stderr, "usage: %s server ADDR PORT [READY_FILE [PATH [--direct-write]]]\n"
-			"       %s client ADDR PORT\n", argv[0], argv[0]);
-		return 2;
-	}
-	const bool server = strcmp(argv[1], "server") == 0;
-	struct rpma_peer *peer = NULL;
-	if (example_peer_new(argv[2], server ? RPMA_UTIL_IBV_CONTEXT_LOCAL :
-			RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer))
-		return 1;
-	int failed = server ? run_server(peer, argc, argv) : run_client(peer, argv);
-	rpma_peer_delete(&peer);
-	printf("%s: %s\n", argv[1], failed ? "FAILED" : "OK");
-	return failed ? 1 : 0;
+	return example_main(argc, argv, "server ADDR PORT [READY_FILE [PATH [--direct-write]]] | client ADDR PORT", run_server, run_client);
 }

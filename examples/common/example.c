@@ -31,8 +31,7 @@ int example_peer_new(const char *addr, enum rpma_util_ibv_context_type type,
 	return ret ? example_fail("rpma_peer_new", ret) : 0;
 }
 
-/* Wait until fd is readable, at most EXAMPLE_TIMEOUT_S. */
-static int wait_readable(int fd, const char *what)
+int example_wait_readable(int fd, const char *what)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int n = poll(&pfd, 1, EXAMPLE_TIMEOUT_S * 1000);
@@ -53,40 +52,81 @@ static int touch(const char *path)
 	return 0;
 }
 
+int example_listen(struct rpma_peer *peer, const char *addr, const char *port,
+		const char *ready_file, struct rpma_ep **ep_ptr)
+{
+	int ret = rpma_ep_listen(peer, addr, port, ep_ptr);
+	if (ret)
+		return example_fail("rpma_ep_listen", ret);
+	if (ready_file && touch(ready_file)) {
+		rpma_ep_shutdown(ep_ptr);
+		return -1;
+	}
+	printf("server: listening on %s:%s\n", addr, port);
+	fflush(stdout);
+	return 0;
+}
+
+int example_next_request(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		struct rpma_conn_req **req_ptr)
+{
+	int fd, ret = rpma_ep_get_fd(ep, &fd);
+	if (ret)
+		return example_fail("rpma_ep_get_fd", ret);
+	if (example_wait_readable(fd, "a connection request"))
+		return -1;
+	ret = rpma_ep_next_conn_req(ep, cfg, req_ptr);
+	return ret ? example_fail("rpma_ep_next_conn_req", ret) : 0;
+}
+
+int example_accept(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr)
+{
+	int ret = rpma_conn_req_connect(req_ptr, pdata, conn_ptr);
+	if (ret)
+		return example_fail("rpma_conn_req_connect", ret);
+	if (example_expect_event(*conn_ptr, RPMA_CONN_ESTABLISHED)) {
+		rpma_conn_delete(conn_ptr);
+		return -1;
+	}
+	return 0;
+}
+
 int example_server_accept(struct rpma_peer *peer, const char *addr, const char *port,
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
 		const char *ready_file, struct rpma_conn **conn_ptr)
 {
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
-	int fd, ret = rpma_ep_listen(peer, addr, port, &ep);
+	if (example_listen(peer, addr, port, ready_file, &ep))
+		return -1;
+	int failed = example_next_request(ep, cfg, &req) || example_accept(&req, pdata, conn_ptr);
+	rpma_ep_shutdown(&ep);
+	return failed ? -1 : 0;
+}
+
+int example_connect_attempt(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr, enum rpma_conn_event *event)
+{
+	struct rpma_conn_req *req = NULL;
+	int fd, ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
 	if (ret)
-		return example_fail("rpma_ep_listen", ret);
-	if (ready_file && touch(ready_file))
-		goto err_shutdown;
-	printf("server: listening on %s:%s\n", addr, port);
-	fflush(stdout);
-
-	if ((ret = rpma_ep_get_fd(ep, &fd)) || wait_readable(fd, "a connection request"))
-		goto err_shutdown;
-	if ((ret = rpma_ep_next_conn_req(ep, cfg, &req))) {
-		example_fail("rpma_ep_next_conn_req", ret);
-		goto err_shutdown;
-	}
-	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr))) {
-		example_fail("rpma_conn_req_connect", ret);
-		goto err_shutdown;
-	}
-	if (example_expect_event(*conn_ptr, RPMA_CONN_ESTABLISHED)) {
+		return example_fail("rpma_conn_req_new", ret);
+	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr)))
+		return example_fail("rpma_conn_req_connect", ret);
+	*event = RPMA_CONN_UNDEFINED;
+	if ((ret = rpma_conn_get_event_fd(*conn_ptr, &fd)) ||
+			example_wait_readable(fd, "the answer to the connection request") ||
+			(ret = rpma_conn_next_event(*conn_ptr, event))) {
+		if (ret)
+			example_fail("rpma_conn_next_event", ret);
 		rpma_conn_delete(conn_ptr);
-		goto err_shutdown;
+		return -1;
 	}
-	rpma_ep_shutdown(&ep);
+	if (*event != RPMA_CONN_ESTABLISHED)
+		rpma_conn_delete(conn_ptr);
 	return 0;
-
-err_shutdown:
-	rpma_ep_shutdown(&ep);
-	return -1;
 }
 
 /* One connect attempt: 1 connected, 0 not listening yet (retry), -1 error. */
@@ -94,24 +134,11 @@ static int connect_once(struct rpma_peer *peer, const char *addr, const char *po
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
 		struct rpma_conn **conn_ptr)
 {
-	struct rpma_conn_req *req = NULL;
-	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
-	int fd, ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
-	if (ret)
-		return example_fail("rpma_conn_req_new", ret);
-	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr)))
-		return example_fail("rpma_conn_req_connect", ret);
-	if ((ret = rpma_conn_get_event_fd(*conn_ptr, &fd)) ||
-			wait_readable(fd, "the connection to be established") ||
-			(ret = rpma_conn_next_event(*conn_ptr, &event))) {
-		if (ret)
-			example_fail("rpma_conn_next_event", ret);
-		rpma_conn_delete(conn_ptr);
+	enum rpma_conn_event event;
+	if (example_connect_attempt(peer, addr, port, cfg, pdata, conn_ptr, &event))
 		return -1;
-	}
 	if (event == RPMA_CONN_ESTABLISHED)
 		return 1;
-	rpma_conn_delete(conn_ptr);
 	if (event == RPMA_CONN_REJECTED || event == RPMA_CONN_UNREACHABLE)
 		return 0;
 	fprintf(stderr, "example: unexpected connection event: %s\n",
@@ -139,7 +166,7 @@ int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected)
 	int fd, ret = rpma_conn_get_event_fd(conn, &fd);
 	if (ret)
 		return example_fail("rpma_conn_get_event_fd", ret);
-	if (wait_readable(fd, rpma_utils_conn_event_2str(expected)))
+	if (example_wait_readable(fd, rpma_utils_conn_event_2str(expected)))
 		return -1;
 	if ((ret = rpma_conn_next_event(conn, &event)))
 		return example_fail("rpma_conn_next_event", ret);
@@ -151,7 +178,7 @@ int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected)
 	return 0;
 }
 
-int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, struct ibv_wc *wc_out)
+int example_next_completion(struct rpma_cq *cq, struct ibv_wc *wc_out)
 {
 	struct ibv_wc wc;
 	int fd, ret;
@@ -164,7 +191,7 @@ int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, str
 			return example_fail("rpma_cq_get_wc", ret);
 		if ((ret = rpma_cq_get_fd(cq, &fd)))
 			return example_fail("rpma_cq_get_fd", ret);
-		if (wait_readable(fd, "a completion"))
+		if (example_wait_readable(fd, "a completion"))
 			return -1;
 		if ((ret = rpma_cq_wait(cq)))
 			return example_fail("rpma_cq_wait", ret);
@@ -173,14 +200,35 @@ int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, str
 		fprintf(stderr, "example: operation failed: %s\n", ibv_wc_status_str(wc.status));
 		return -1;
 	}
+	*wc_out = wc;
+	return 0;
+}
+
+int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, struct ibv_wc *wc_out)
+{
+	struct ibv_wc wc;
+	if (example_next_completion(cq, &wc))
+		return -1;
 	if (wc.opcode != opcode) {
-		fprintf(stderr, "example: unexpected completion opcode %d (expected %d)\n",
-			wc.opcode, opcode);
+		fprintf(stderr, "example: unexpected completion %s (expected %s)\n",
+			example_wc_opcode_str(wc.opcode), example_wc_opcode_str(opcode));
 		return -1;
 	}
 	if (wc_out)
 		*wc_out = wc;
 	return 0;
+}
+
+const char *example_wc_opcode_str(enum ibv_wc_opcode opcode)
+{
+	switch (opcode) {
+	case IBV_WC_SEND: return "SEND";
+	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";
+	case IBV_WC_RDMA_READ: return "RDMA_READ";
+	case IBV_WC_RECV: return "RECV";
+	case IBV_WC_RECV_RDMA_WITH_IMM: return "RECV_RDMA_WITH_IMM";
+	default: return "another opcode";
+	}
 }
 
 int example_disconnect(struct rpma_conn **conn_ptr)
@@ -201,4 +249,23 @@ int example_wait_disconnect(struct rpma_conn **conn_ptr)
 		failed = example_fail("rpma_conn_disconnect", ret);
 	ret = rpma_conn_delete(conn_ptr);
 	return (failed || ret) ? -1 : 0;
+}
+
+int example_main(int argc, char *argv[], const char *usage, example_role_fn *server,
+		example_role_fn *client)
+{
+	const bool is_server = argc >= 4 && strcmp(argv[1], "server") == 0;
+	const bool is_client = argc >= 4 && strcmp(argv[1], "client") == 0;
+	if (!is_server && !is_client) {
+		fprintf(stderr, "usage: %s %s\n", argv[0], usage);
+		return 2;
+	}
+	struct rpma_peer *peer = NULL;
+	if (example_peer_new(argv[2], is_server ? RPMA_UTIL_IBV_CONTEXT_LOCAL :
+			RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer))
+		return 1;
+	int failed = is_server ? server(peer, argc, argv) : client(peer, argc, argv);
+	rpma_peer_delete(&peer);
+	printf("%s: %s\n", argv[1], failed ? "FAILED" : "OK");
+	return failed ? 1 : 0;
 }

@@ -19,14 +19,36 @@ int example_fail(const char *what, int ret);
 int example_peer_new(const char *addr, enum rpma_util_ibv_context_type type,
 		struct rpma_peer **peer_ptr);
 
+/* Wait (with timeout) until fd is readable; `what` names it in the message. */
+int example_wait_readable(int fd, const char *what);
+
 /*
- * Server: listen on addr:port, create ready_file (when not NULL) once
- * listening, take one request, accept it with pdata and wait until the
- * connection is established. The endpoint is shut down before returning.
+ * Server, step by step: listen on addr:port and create ready_file (when not
+ * NULL) once listening; wait for the next connection request; accept it
+ * (consuming *req_ptr) with pdata and wait until it is established.
+ */
+int example_listen(struct rpma_peer *peer, const char *addr, const char *port,
+		const char *ready_file, struct rpma_ep **ep_ptr);
+int example_next_request(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
+		struct rpma_conn_req **req_ptr);
+int example_accept(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr);
+
+/*
+ * Server, all in one: listen, take one request, accept it and shut the
+ * endpoint down before returning.
  */
 int example_server_accept(struct rpma_peer *peer, const char *addr, const char *port,
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
 		const char *ready_file, struct rpma_conn **conn_ptr);
+
+/*
+ * Client, one attempt: connect with pdata and return the first connection
+ * event in *event. The connection is kept only when it is ESTABLISHED.
+ */
+int example_connect_attempt(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr, enum rpma_conn_event *event);
 
 /* Client: connect with pdata, retrying while the server is not yet listening. */
 int example_client_connect(struct rpma_peer *peer, const char *addr, const char *port,
@@ -36,13 +58,31 @@ int example_client_connect(struct rpma_peer *peer, const char *addr, const char 
 /* Wait (with timeout) for the next connection event and check it is `expected`. */
 int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected);
 
+/* Wait (with timeout) for one completion on cq, whatever its opcode; check success. */
+int example_next_completion(struct rpma_cq *cq, struct ibv_wc *wc_out);
+
 /* Wait (with timeout) for one completion on cq; check success and opcode. */
 int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode,
 		struct ibv_wc *wc_out);
+
+/* The name of a completion's opcode, for messages. */
+const char *example_wc_opcode_str(enum ibv_wc_opcode opcode);
 
 /* Client side of the end: disconnect, wait for CLOSED, delete. */
 int example_disconnect(struct rpma_conn **conn_ptr);
 /* Server side of the end: wait for CLOSED, disconnect, delete. */
 int example_wait_disconnect(struct rpma_conn **conn_ptr);
+
+/* What a server or client does once it has its peer; 0 on success. */
+typedef int example_role_fn(struct rpma_peer *peer, int argc, char *argv[]);
+
+/*
+ * The main() of an example run as "server ADDR PORT ..." or "client ADDR
+ * PORT ...": checks the role, creates the peer for ADDR (local for the
+ * server, remote for the client), runs the role and prints "<role>: OK"
+ * or "<role>: FAILED". Returns the exit status (2: usage).
+ */
+int example_main(int argc, char *argv[], const char *usage, example_role_fn *server,
+		example_role_fn *client);
 
 #endif /* EXAMPLE_H */

@@ -2,7 +2,7 @@
 # tests/e2e/examples.sh -- run every example as server + client over real
 # Soft-RoCE, inside the VM: scripts/softroce-vm run --pmem -- tests/e2e/examples.sh
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"

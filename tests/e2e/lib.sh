@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # tests/e2e/lib.sh -- helpers for end-to-end tests run inside the Soft-RoCE VM.
 # Sourced by the suites; needs RPMA_TEST_ADDR (the guest's rxe address).
 #
@@ -13,6 +14,7 @@ E2E_TMP=$(mktemp -d /tmp/rpma-e2e.XXXXXX)
 E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
+# E2E_VERBOSE=1: show the output of passing tests too
 
 # Wait until file $1 exists, at most $2 seconds.
 e2e_wait_file() {
@@ -91,6 +93,13 @@ e2e_show_logs() {
 	done
 }
 
+# Show the logs of a failed test, or of every test with E2E_VERBOSE=1.
+e2e_show_logs_if() {
+	if [ "$1" -ne 0 ] || [ "${E2E_VERBOSE:-0}" = 1 ]; then
+		e2e_show_logs
+	fi
+}
+
 # Check that every client log matches regex $1 (empty: no check).
 e2e_check_clients() {
 	local expect=$1 log
@@ -119,7 +128,7 @@ e2e_pair() {
 	wait "$E2E_SPID" || status=$((status ? status : $?))
 	[ "$status" -eq 0 ] && { e2e_check_clients "$expect" || status=1; }
 	e2e_result "$name" "$status"
-	[ "$status" -eq 0 ] || e2e_show_logs
+	e2e_show_logs_if "$status"
 	return 0
 }
 
@@ -146,7 +155,7 @@ e2e_many() {
 	wait "$E2E_SPID" || status=$((status ? status : $?))
 	[ "$status" -eq 0 ] && { e2e_check_clients "$expect" || status=1; }
 	e2e_result "$name" "$status"
-	[ "$status" -eq 0 ] || e2e_show_logs
+	e2e_show_logs_if "$status"
 	return 0
 }
 
@@ -173,7 +182,7 @@ e2e_kill() {
 		kill -KILL "$spid" 2>/dev/null
 		wait "$spid"
 		e2e_result "$name" 1
-		e2e_show_logs
+		e2e_show_logs_if 1
 		return 0
 	fi
 	if [ "$victim" = client ]; then
@@ -193,7 +202,8 @@ e2e_kill() {
 		kill -KILL "$vpid" 2>/dev/null
 		status=1
 	fi
-	wait "$vpid" || vstatus=$?
+	# (quietly: the shell would report the kill on stderr)
+	wait "$vpid" 2>/dev/null || vstatus=$?
 	if [ "$vstatus" -ne 137 ]; then
 		echo "  the $victim exited with $vstatus before it was killed" >>"$E2E_DIR/why"
 		status=1
@@ -208,7 +218,30 @@ e2e_kill() {
 		status=1
 	fi
 	e2e_result "$name" "$status"
-	[ "$status" -eq 0 ] || e2e_show_logs
+	e2e_show_logs_if "$status"
+	return 0
+}
+
+# e2e_fails NAME EXPECT_REGEX SERVER_CMD...
+# The server must fail on its own: exit non-zero (not by the timeout) before it
+# listens, and say why in output matching EXPECT_REGEX.
+e2e_fails() {
+	local name=$1 expect=$2 status=0 rc=0
+	shift 2
+	e2e_setup "$name" "$@" --
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 || rc=$?
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+		echo "  the server exited with $rc; it should have failed by itself" >>"$E2E_DIR/why"
+		status=1
+	elif [ -e "$E2E_READY" ]; then
+		echo "  the server started listening; it should have failed before" >>"$E2E_DIR/why"
+		status=1
+	elif ! grep -Eq "$expect" "$E2E_DIR/server.log"; then
+		echo "  the server's output does not match /$expect/" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
 	return 0
 }
 

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# tests/e2e/valgrind.sh -- examples under valgrind, over real Soft-RoCE, inside
+# the VM: scripts/softroce-vm run -- tests/e2e/valgrind.sh
+#
+# memcheck (errors and leaks) on both sides of 01, 02 and 11; helgrind on the
+# client of 11, whose threads share one connection. valgrind exits 99 on any
+# error it reports; tests/e2e/valgrind.supp hides only findings inside
+# rdma-core (libibverbs, librdmacm, the rxe provider) and libc internals.
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/e2e/lib.sh
+
+: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
+command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
+A=$RPMA_TEST_ADDR
+X=build/examples
+SUPP=tests/e2e/valgrind.supp
+# valgrind under TCG is slow: give each step more time
+E2E_STEP_TIMEOUT=${E2E_VALGRIND_STEP_TIMEOUT:-240}
+E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-60}
+
+# shellcheck disable=SC2206 # E2E_VALGRIND_OPTS: extra options, split on purpose
+VG=(valgrind --error-exitcode=99 --suppressions="$SUPP" ${E2E_VALGRIND_OPTS:-})
+# shellcheck disable=SC2054 # the commas are valgrind's
+MEMCHECK=("${VG[@]}" --tool=memcheck --leak-check=full --show-leak-kinds=definite,possible
+	--errors-for-leak-kinds=definite,possible)
+HELGRIND=("${VG[@]}" --tool=helgrind)
+
+e2e_pair memcheck-connection 'client: OK' \
+	"${MEMCHECK[@]}" $X/01-connection server "$A" @PORT@ @READY@ -- \
+	"${MEMCHECK[@]}" $X/01-connection client "$A" @PORT@
+
+e2e_pair memcheck-write-flush-read 'client: OK' \
+	"${MEMCHECK[@]}" $X/02-write-flush-read server "$A" @PORT@ @READY@ -- \
+	"${MEMCHECK[@]}" $X/02-write-flush-read client "$A" @PORT@
+
+e2e_pair memcheck-multithreaded 'client: OK' \
+	"${MEMCHECK[@]}" $X/11-multithreaded server "$A" @PORT@ @READY@ -- \
+	"${MEMCHECK[@]}" $X/11-multithreaded client "$A" @PORT@
+
+e2e_pair helgrind-multithreaded 'client: OK' \
+	$X/11-multithreaded server "$A" @PORT@ @READY@ -- \
+	"${HELGRIND[@]}" $X/11-multithreaded client "$A" @PORT@
+
+e2e_summary
