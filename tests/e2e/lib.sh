@@ -16,11 +16,13 @@ E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
 # E2E_VERBOSE=1: show the output of passing tests too
 
-# Wait until file $1 exists, at most $2 seconds.
+# Wait until file $1 exists, at most $2 seconds, and only while process $3 (if
+# given) lives: a server that died before listening fails the test at once.
 e2e_wait_file() {
-	local file=$1 limit=$2 waited=0
+	local file=$1 limit=$2 pid=${3:-} waited=0
 	while [ ! -e "$file" ]; do
 		[ "$waited" -ge $((limit * 10)) ] && return 1
+		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
 		sleep 0.1
 		waited=$((waited + 1))
 	done
@@ -37,7 +39,7 @@ e2e_wait_line() {
 }
 
 e2e_result() {
-	local name=$1 status=$2
+	local name=${E2E_NAME_PREFIX:-}$1 status=$2
 	if [ "$status" -eq 0 ]; then
 		E2E_PASSED=$((E2E_PASSED + 1))
 		echo "PASS $name"
@@ -74,8 +76,8 @@ e2e_setup() {
 e2e_start_server() {
 	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 	E2E_SPID=$!
-	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT"; then
-		echo "  server did not start listening within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT" "$E2E_SPID"; then
+		echo "  server did not start listening (it exited, or not within $E2E_READY_TIMEOUT s)" >>"$E2E_DIR/why"
 		return 1
 	fi
 }
@@ -177,8 +179,8 @@ e2e_kill() {
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 		spid=$!
 	fi
-	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT"; then
-		echo "  server did not start listening within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT" "$spid"; then
+		echo "  server did not start listening (it exited, or not within $E2E_READY_TIMEOUT s)" >>"$E2E_DIR/why"
 		kill -KILL "$spid" 2>/dev/null
 		wait "$spid"
 		e2e_result "$name" 1

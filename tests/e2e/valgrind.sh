@@ -2,8 +2,9 @@
 # tests/e2e/valgrind.sh -- examples under valgrind, over real Soft-RoCE, inside
 # the VM: scripts/softroce-vm run -- tests/e2e/valgrind.sh
 #
-# memcheck (errors and leaks) on both sides of 01, 02 and 11; helgrind on the
-# client of 11, whose threads share one connection. valgrind exits 99 on any
+# memcheck (errors and leaks) on both sides of every example (the examples suite
+# run with E2E_WRAPPER); helgrind on the client of 11, whose threads share one
+# connection. valgrind exits 99 on any
 # error it reports; tests/e2e/valgrind.supp hides only findings inside
 # rdma-core (libibverbs, librdmacm, the rxe provider) and libc internals.
 set -u
@@ -26,20 +27,15 @@ MEMCHECK=("${VG[@]}" --tool=memcheck --leak-check=full --show-leak-kinds=definit
 	--errors-for-leak-kinds=definite,possible)
 HELGRIND=("${VG[@]}" --tool=helgrind)
 
-e2e_pair memcheck-connection 'client: OK' \
-	"${MEMCHECK[@]}" $X/01-connection server "$A" @PORT@ @READY@ -- \
-	"${MEMCHECK[@]}" $X/01-connection client "$A" @PORT@
+# memcheck: every example, both sides, through the examples suite itself
+status=0
+E2E_WRAPPER="${MEMCHECK[*]}" E2E_NAME_PREFIX=memcheck- E2E_STEP_TIMEOUT=$E2E_STEP_TIMEOUT \
+	E2E_READY_TIMEOUT=$E2E_READY_TIMEOUT tests/e2e/examples.sh || status=1
 
-e2e_pair memcheck-write-flush-read 'client: OK' \
-	"${MEMCHECK[@]}" $X/02-write-flush-read server "$A" @PORT@ @READY@ -- \
-	"${MEMCHECK[@]}" $X/02-write-flush-read client "$A" @PORT@
-
-e2e_pair memcheck-multithreaded 'client: OK' \
-	"${MEMCHECK[@]}" $X/11-multithreaded server "$A" @PORT@ @READY@ -- \
-	"${MEMCHECK[@]}" $X/11-multithreaded client "$A" @PORT@
-
+# helgrind: the client whose threads share one connection
 e2e_pair helgrind-multithreaded 'client: OK' \
 	$X/11-multithreaded server "$A" @PORT@ @READY@ -- \
 	"${HELGRIND[@]}" $X/11-multithreaded client "$A" @PORT@
 
-e2e_summary
+e2e_summary || status=1
+exit "$status"
