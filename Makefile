@@ -77,7 +77,8 @@ TEST_CFLAGS := $(filter-out -O2 -fvisibility=hidden,$(BASE_CFLAGS)) -g $(TEST_FL
 TEST_LDFLAGS := $(TEST_FLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 UNIT_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard tests/unit/*/*.c))))
-UNIT_NAMES := $(filter-out common,$(notdir $(UNIT_DIRS)))
+# flush_native has a rule of its own below
+UNIT_NAMES := $(filter-out common flush_native,$(notdir $(UNIT_DIRS)))
 UNIT_BINS := $(UNIT_NAMES:%=$(TBUILD)/unit/%)
 TEST_LIB_OBJS := $(LIB_SRCS:librpma/src/%.c=$(TBUILD)/lib/%.o)
 COMMON_SRCS := $(wildcard tests/unit/common/*.c)
@@ -100,6 +101,24 @@ $(TBUILD)/unit/%: $$(wildcard tests/unit/%/*.c) $(COMMON_OBJS) $(TBUILD)/librpma
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -o $@ $(filter %.c,$^) $(COMMON_OBJS) \
 		$(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
+
+# The native flush path, which Debian 12's rdma-core cannot compile, built against a shim
+# of a newer rdma-core: the objects that use ibv_wr_flush are rebuilt for this test only.
+FLUSH_NATIVE_SRCS := flush peer cq
+FLUSH_NATIVE_OBJS := $(FLUSH_NATIVE_SRCS:%=$(TBUILD)/flush_native/%.o)
+FLUSH_NATIVE_SHIM := tests/unit/flush_native/wr_flush_shim.h
+UNIT_BINS += $(TBUILD)/unit/flush_native
+
+$(TBUILD)/flush_native/%.o: librpma/src/%.c $(LIB_HDRS) $(PROBE_H) $(FLUSH_NATIVE_SHIM)
+	@mkdir -p $(@D)
+	@# -Wno-switch: the shim's IBV_WC_FLUSH is a number, not an enumerator of rdma-core 44
+	$(CC) $(TEST_CFLAGS) -Wno-switch -include $(FLUSH_NATIVE_SHIM) -c -o $@ $<
+
+$(TBUILD)/unit/flush_native: tests/unit/flush_native/flush_native_test.c $(FLUSH_NATIVE_OBJS) \
+		$(COMMON_OBJS) $(TBUILD)/librpma-test.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -include $(FLUSH_NATIVE_SHIM) -Wno-missing-prototypes -o $@ $< \
+		$(FLUSH_NATIVE_OBJS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
 
 # The compile test: the public header alone, strict C99, every function called.
 $(BUILD)/compile/api_c99: tests/compile/api_c99.c librpma/include/librpma.h $(BUILD)/librpma.a
@@ -171,6 +190,7 @@ install: all $(BUILD)/librpma.pc
 
 clean:
 	rm -rf $(BUILD)
+
 
 .SECONDARY:
 .PHONY: all examples test test-unit test-unit-san test-e2e coverage install clean

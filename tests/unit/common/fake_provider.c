@@ -539,6 +539,24 @@ static void fake_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t r
 	memcpy(fake_posted.wr_atomic_data, data, 8);
 }
 
+/* Only the native-flush test calls this (through its wr_flush_shim.h). */
+void fake_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len,
+		uint8_t type, uint8_t level);
+
+void fake_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len,
+		uint8_t type, uint8_t level)
+{
+	enter("ibv_wr_flush");
+	fake_posted.wr_op = "flush";
+	fake_posted.wr_id = qp->wr_id;
+	fake_posted.wr_flags = qp->wr_flags;
+	fake_posted.wr_rkey = rkey;
+	fake_posted.wr_remote_addr = remote_addr;
+	fake_posted.wr_len = len;
+	fake_posted.wr_flush_type = type;
+	fake_posted.wr_flush_level = level;
+}
+
 struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
 {
 	struct fake_qp *fqp = (struct fake_qp *)qp;

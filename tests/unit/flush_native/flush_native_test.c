@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * flush_native_test.c -- the native flush path (IBV_WR_FLUSH), built with
+ * wr_flush_shim.h because Debian 12's rdma-core lacks ibv_wr_flush: a
+ * flush-capable device gets a QP with the flush send operation, a flush
+ * object without a bounce buffer, and rpma_flush_execute() posts one
+ * ibv_wr_flush over exactly the requested range with the right placement.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "librpma.h"
+#include "conn_cfg.h"
+#include "cq.h"
+#include "fake_provider.h"
+#include "flush.h"
+#include "mr.h"
+#include "peer.h"
+#include "provider.h"
+#include "test_log.h"
+
+#define RADDR 0x7000000ULL
+#define RKEY 0x5a5a
+#define CTX ((const void *)0xfeed)
+
+static struct {
+	struct rpma_peer *peer;
+	struct rpma_cq *cq;
+	struct rdma_cm_id *id;
+	struct rpma_flush *flush;
+	struct rpma_mr_remote *dst;
+} fx;
+
+static struct rpma_mr_remote *remote_new(void)
+{
+	uint8_t desc[RPMA_MR_DESCRIPTOR_SIZE] = {0};
+	for (int i = 0; i < 8; i++)
+		desc[i] = (uint8_t)(RADDR >> (8 * i));
+	desc[10] = 0x01; /* length 0x10000 */
+	desc[16] = (uint8_t)RKEY;
+	desc[17] = (uint8_t)(RKEY >> 8);
+	desc[20] = RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+	struct rpma_mr_remote *mr = NULL;
+	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
+	return mr;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	fake_reset();
+	rpma_log_set_function(test_log_quiet);
+	memset(&fx, 0, sizeof(fx));
+	fake_device.has_query_device_ex = true;
+	fake_device.device_cap_flags_ex = RPMA_DEVICE_CAP_FLUSH_GLOBAL |
+		RPMA_DEVICE_CAP_FLUSH_PERSISTENT;
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
+	assert_true(rpma_peer_has_native_flush(fx.peer));
+	assert_int_equal(rpma_cq_new(fake_ibv_context(), 8, NULL, &fx.cq), 0);
+	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
+	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.cq, NULL, rpma_conn_cfg_default()), 0);
+	assert_int_equal(rpma_flush_new(fx.peer, &fx.flush), 0);
+	fx.dst = remote_new();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_mr_remote_delete(&fx.dst), 0);
+	assert_int_equal(rpma_flush_delete(&fx.flush), 0);
+	rdma_destroy_qp(fx.id);
+	assert_int_equal(rdma_destroy_id(fx.id), 0);
+	assert_int_equal(rpma_cq_delete(&fx.cq), 0);
+	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
+	assert_int_equal(fake_live_objects(), 0);
+	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
+}
+
+static void qp_enables_the_flush_operation(void **state)
+{
+	(void)state;
+	assert_true(fake_last_qp_attr.comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	assert_true(fake_last_qp_attr.send_ops_flags & IBV_QP_EX_WITH_FLUSH);
+	assert_non_null(ibv_qp_to_qp_ex(fx.id->qp));
+}
+
+static void native_flush_needs_no_bounce_buffer(void **state)
+{
+	(void)state;
+	/* the emulation registers an 8-byte buffer; the native path registers nothing */
+	assert_int_equal(fake_calls("ibv_reg_mr"), 0);
+}
+
+static void execute_posts_one_flush_over_the_range(void **state)
+{
+	(void)state;
+	static const struct {
+		enum rpma_flush_type type;
+		uint8_t placement;
+		int flags;
+		unsigned wr_flags;
+	} cases[] = {
+		{RPMA_FLUSH_TYPE_PERSISTENT, IBV_FLUSH_PERSISTENT, RPMA_F_COMPLETION_ALWAYS,
+			IBV_SEND_SIGNALED},
+		{RPMA_FLUSH_TYPE_VISIBILITY, IBV_FLUSH_GLOBAL, RPMA_F_COMPLETION_ON_ERROR, 0},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, fx.dst, 4096, 12288,
+			cases[i].type, cases[i].flags, CTX), 0);
+		assert_string_equal(fake_posted.wr_op, "flush");
+		assert_int_equal(fake_posted.wr_id, (uint64_t)(uintptr_t)CTX);
+		assert_int_equal(fake_posted.wr_flags, cases[i].wr_flags);
+		assert_int_equal(fake_posted.wr_rkey, RKEY);
+		assert_int_equal(fake_posted.wr_remote_addr, RADDR + 4096);
+		assert_int_equal(fake_posted.wr_len, 12288); /* the whole range, not 8 bytes */
+		assert_int_equal(fake_posted.wr_flush_type, cases[i].placement);
+		assert_int_equal(fake_posted.wr_flush_level, IBV_FLUSH_RANGE);
+	}
+	assert_int_equal(fake_calls("ibv_wr_flush"), 2);
+	assert_int_equal(fake_calls("ibv_post_send"), 0); /* no emulating read */
+	assert_int_equal(fake_posted.count, 2);
+}
+
+static void execute_complete_fails(void **state)
+{
+	(void)state;
+	fake_fail("ibv_wr_complete", 1, ENOMEM);
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, fx.dst, 0, 64,
+		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	assert_int_equal(fake_posted.count, 0);
+}
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+static void flush_completion_reports_as_flush(void **state)
+{
+	(void)state;
+	struct ibv_wc wc;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = (uint64_t)(uintptr_t)CTX;
+	wc.status = IBV_WC_SUCCESS;
+	wc.opcode = IBV_WC_FLUSH;
+	fake_cq_push(rpma_cq_get_ibv_cq(fx.cq), &wc);
+	struct rpma_completion cmpl;
+	assert_int_equal(rpma_cq_get_completion(fx.cq, &cmpl), 0);
+	assert_int_equal(cmpl.op, RPMA_OP_FLUSH);
+	assert_ptr_equal(cmpl.op_context, CTX);
+}
+#pragma GCC diagnostic pop
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(qp_enables_the_flush_operation),
+		T(native_flush_needs_no_bounce_buffer),
+		T(execute_posts_one_flush_over_the_range),
+		T(execute_complete_fails),
+		T(flush_completion_reports_as_flush),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
