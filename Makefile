@@ -191,6 +191,7 @@ install: all $(BUILD)/librpma.pc
 clean:
 	rm -rf $(BUILD)
 
+include engines/engines.mk
 
 .SECONDARY:
-.PHONY: all examples test test-unit test-unit-san test-e2e coverage install clean
+.PHONY: all examples engines test test-unit test-unit-san test-e2e coverage install clean

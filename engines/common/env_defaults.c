@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* env_defaults.c -- defaults for the job files' ${VARIABLES} (see env_defaults.h) */
+#include <stdlib.h>
+
+#include "env_defaults.h"
+
+const struct rpmafio_env_default rpmafio_env_defaults[] = {
+	/* both sides */
+	{"SERVER_IP", "192.168.77.1", "the server's address (the Soft-RoCE VM's rxe0)"},
+	{"PORT", "7204", "the base port: job i uses PORT + i"},
+	{"NUMJOBS", "1", "connections (jobs) per side: the same on both sides"},
+	{"CONNECT_TIMEOUT", "30000", "ms a client keeps trying to connect"},
+	/* clients */
+	{"BS", "4k", "block size"},
+	{"IODEPTH", "1", "I/Os in flight per job"},
+	{"BATCH", "1", "I/Os posted together (iodepth_batch_submit): one flush per batch"},
+	{"SYNC", "1", "1: every I/O completes (written and flushed) before the next starts"},
+	{"RUNTIME", "10s", "measured time"},
+	{"RAMP", "2s", "warm-up time not measured"},
+	{"RWMIXREAD", "70", "rw.fio: percentage of reads"},
+	{"BUSY_WAIT", "1", "1: poll the completion queue in a loop; 0: sleep on it"},
+	/* servers */
+	{"SERVER_MEM", "malloc", "server memory: malloc (DRAM), a device-DAX path or a file"},
+	{"SERVER_SIZE", "64m", "server memory per job (fio: 64m = 64 * 2^20 bytes)"},
+	{"DIRECT_WRITE_TO_PMEM", "0", "1 only if RDMA writes reach persistence on the server"},
+	{"SERVER_IODEPTH", "64", "GPSPM server: flush requests taken at a time (>= the client's iodepth)"},
+	{"SERVER_BUSY_WAIT", "1", "GPSPM server: 1 poll for requests in a loop; 0 sleep until one comes"},
+	{NULL, NULL, NULL},
+};
+
+void rpmafio_env_apply_defaults(void)
+{
+	for (const struct rpmafio_env_default *d = rpmafio_env_defaults; d->name; d++)
+		setenv(d->name, d->value, 0);
+}
+
+/* runs when fio dlopen()s the engine, before it reads the job file's sections */
+__attribute__((constructor)) static void rpmafio_env_defaults_on_load(void)
+{
+	rpmafio_env_apply_defaults();
+}

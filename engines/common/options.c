@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* options.c -- the engines' fio option table (see options.h) */
+#include <stddef.h>
+
+#include "fio.h"
+#include "optgroup.h"
+
+#include "options.h"
+
+/*
+ * Parse-time checks. `data` is the job's struct rpmafio_opts; fio has
+ * already stored the string. Returning non-zero makes fio stop with
+ * "failed parsing"; the line before it says what is wrong.
+ */
+static int check_serverip(void *data, const char *str)
+{
+	char why[RPMAFIO_ERR_LEN];
+	(void)data;
+	if (rpmafio_check_addr(str, why, sizeof(why))) {
+		log_err("fio: serverip=%s: %s\n", str, why);
+		return 1;
+	}
+	return 0;
+}
+
+static int check_port(void *data, const char *str)
+{
+	char why[RPMAFIO_ERR_LEN];
+	unsigned port;
+	(void)data;
+	if (rpmafio_parse_port(str, &port, why, sizeof(why))) {
+		log_err("fio: port=%s: %s\n", str, why);
+		return 1;
+	}
+	return 0;
+}
+
+static int check_cpus(void *data, const char *str)
+{
+	char why[RPMAFIO_ERR_LEN];
+	unsigned cpus[RPMAFIO_CPU_MAX + 1], n;
+	(void)data;
+	if (rpmafio_parse_cpulist(str, cpus, &n, why, sizeof(why))) {
+		log_err("fio: cpus=%s: %s\n", str, why);
+		return 1;
+	}
+	return 0;
+}
+
+struct fio_option rpmafio_options[] = {
+	{
+		.name = "serverip",
+		.lname = "rpma server address",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, serverip),
+		.cb = check_serverip,
+		.help = "client: the server's IP address; server: the local IP address "
+			"(of an RDMA device) to listen on",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "port",
+		.lname = "rpma base port",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, port),
+		.cb = check_port,
+		.def = RPMAFIO_DEFAULT_PORT,
+		.help = "base port: job i (0-based over the whole job file) uses port + i",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "mode",
+		.lname = "rpma side",
+		.type = FIO_OPT_STR,
+		.off1 = offsetof(struct rpmafio_opts, mode),
+		.def = "client",
+		.help = "client (default): connect to serverip and do the I/O on the server's "
+			"memory; server: expose memory (filename=, size=) to one client per job",
+		.posval = {
+			{ .ival = "client", .oval = RPMAFIO_MODE_CLIENT,
+			  .help = "connect to serverip and do the job's I/O on the server's memory" },
+			{ .ival = "server", .oval = RPMAFIO_MODE_SERVER,
+			  .help = "expose filename= (malloc, device DAX or a file; size= bytes "
+				"per job) and serve one client until it disconnects" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "direct_write_to_pmem",
+		.lname = "Direct Write to PMem",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rpmafio_opts, direct_write_to_pmem),
+		.def = "0",
+		.help = "server: set to 1 ONLY when RDMA writes from the network reach the "
+			"persistence domain on this platform (e.g. DDIO off or eADR): clients then "
+			"flush with the persistent flush type",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "busy_wait_polling",
+		.lname = "busy-wait polling",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rpmafio_opts, busy_wait_polling),
+		.def = "1",
+		.help = "1: poll for completions in a loop (lowest latency, one busy CPU per job); "
+			"0: sleep on the completion channel (less CPU)",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "cpus",
+		.lname = "rpma job CPUs",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, cpus),
+		.cb = check_cpus,
+		.help = "CPU list, e.g. 0-1,3: job i is pinned to the i-th CPU of the list "
+			"(round robin); meant for server jobs",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "connect_timeout",
+		.lname = "rpma connection timeout",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct rpmafio_opts, connect_timeout),
+		.def = "30000",
+		.minval = 1,
+		.maxval = 24 * 3600 * 1000,
+		.help = "ms: a client retries connecting until then (so it may start right after "
+			"its server); also the longest a job waits for its peer once connected",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = NULL,
+	},
+};

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * options.h -- the engine options every rpma-fio engine offers
+ * (`fio --enghelp=external:build/librpma_apm.so` lists them):
+ *
+ *   serverip              client: the server's address; server: the address to listen on
+ *   port                  base port: job i (0-based, counted over the job file) uses port + i
+ *   mode                  client (default) or server
+ *   direct_write_to_pmem  server: advertise that RDMA writes reach persistence directly
+ *   busy_wait_polling     poll the completion queue in a loop (1, default) or sleep on
+ *                         its completion channel (0)
+ *   cpus                  a CPU list ("0-1,3"): job i runs on the i-th CPU of it (round robin)
+ *   connect_timeout       ms: how long a client keeps trying to connect, and the longest
+ *                         either side waits for its peer once connected
+ *
+ * Values are checked while fio parses the job (a bad one stops fio with a
+ * message naming the option and the value) and again, as a whole, when a
+ * job starts (e.g. serverip missing, port + job index above 65535).
+ */
+#ifndef RPMAFIO_OPTIONS_H
+#define RPMAFIO_OPTIONS_H
+
+#include "optparse.h"
+
+struct fio_option;
+
+#define RPMAFIO_DEFAULT_PORT "7204"
+#define RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS 30000
+
+struct rpmafio_opts {
+	/* fio stores the job's struct thread_data * here (an offset of 0 means "no field") */
+	void *td;
+	char *serverip;
+	char *port;
+	unsigned int mode;		/* enum rpmafio_mode */
+	unsigned int direct_write_to_pmem;
+	unsigned int busy_wait_polling;
+	char *cpus;
+	unsigned int connect_timeout;	/* ms */
+};
+
+/* the option table: .options of every engine, with .option_struct_size = sizeof(struct rpmafio_opts) */
+extern struct fio_option rpmafio_options[];
+
+#endif /* RPMAFIO_OPTIONS_H */

@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* optparse.c -- parsing and checking the engines' option values (see optparse.h) */
+#include <arpa/inet.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "optparse.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	if (err && errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/*
+ * Parse the decimal number at *pos (digits only, no sign) not above max.
+ * Advances *pos past the digits. Returns -1 for no digits or a value above max.
+ */
+static int parse_uint(const char **pos, unsigned long max, unsigned long *out)
+{
+	const char *p = *pos;
+	unsigned long v = 0;
+	if (!is_digit(*p))
+		return -1;
+	for (; is_digit(*p); p++) {
+		v = v * 10 + (unsigned long)(*p - '0');
+		if (v > max)
+			return -1;
+	}
+	*pos = p;
+	*out = v;
+	return 0;
+}
+
+int rpmafio_parse_port(const char *str, unsigned *port, char *err, size_t errlen)
+{
+	unsigned long v;
+	const char *p = str;
+	if (str == NULL || *str == '\0')
+		return fail(err, errlen, "no port given (expected 1-65535)");
+	if (parse_uint(&p, 65535, &v) || *p != '\0' || v == 0)
+		return fail(err, errlen, "not a port number (expected 1-65535)");
+	*port = (unsigned)v;
+	return 0;
+}
+
+int rpmafio_job_port(unsigned base, unsigned index, char *out, size_t outlen,
+		char *err, size_t errlen)
+{
+	unsigned long port = (unsigned long)base + index;
+	if (base == 0 || port > 65535)
+		return fail(err, errlen, "the port of job %u is %lu + %u = %lu, above 65535",
+			index + 1, (unsigned long)base, index, port);
+	int n = snprintf(out, outlen, "%lu", port);
+	if (n < 0 || (size_t)n >= outlen)
+		return fail(err, errlen, "no room for the port string");
+	return 0;
+}
+
+/* only digits and dots: meant as an IPv4 address */
+static bool looks_dotted_decimal(const char *s)
+{
+	bool digit = false;
+	for (; *s; s++) {
+		if (is_digit(*s))
+			digit = true;
+		else if (*s != '.')
+			return false;
+	}
+	return digit;
+}
+
+static bool is_host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+		c == '-' || c == '.';
+}
+
+int rpmafio_check_addr(const char *str, char *err, size_t errlen)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+	if (str == NULL || *str == '\0')
+		return fail(err, errlen, "no address given");
+	if (inet_pton(AF_INET, str, buf) == 1 || inet_pton(AF_INET6, str, buf) == 1)
+		return 0;
+	if (looks_dotted_decimal(str))
+		return fail(err, errlen, "not a valid IPv4 address");
+	if (strchr(str, ':'))
+		return fail(err, errlen, "not a valid IPv6 address");
+	size_t len = strlen(str);
+	if (len > 253)
+		return fail(err, errlen, "a host name is at most 253 characters");
+	for (const char *p = str; *p; p++) {
+		if (!is_host_char(*p))
+			return fail(err, errlen,
+				"not an IP address or a host name (bad character '%c')", *p);
+	}
+	if (str[0] == '-' || str[0] == '.' || strstr(str, ".."))
+		return fail(err, errlen, "not an IP address or a host name");
+	return 0;
+}
+
+int rpmafio_parse_cpulist(const char *str, unsigned *cpus, unsigned *ncpus,
+		char *err, size_t errlen)
+{
+	bool set[RPMAFIO_CPU_MAX + 1] = {false};
+	const char *p = str;
+
+	if (str == NULL || *str == '\0')
+		return fail(err, errlen, "an empty CPU list");
+	for (;;) {
+		unsigned long lo, hi;
+		const char *item = p;
+		if (parse_uint(&p, RPMAFIO_CPU_MAX, &lo)) {
+			if (is_digit(*item))
+				return fail(err, errlen, "CPU numbers go up to %d", RPMAFIO_CPU_MAX);
+			return fail(err, errlen, "expected a CPU number at \"%s\" "
+				"(a list looks like 0-1,3)", item);
+		}
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			const char *upper = p;
+			if (parse_uint(&p, RPMAFIO_CPU_MAX, &hi)) {
+				if (is_digit(*upper))
+					return fail(err, errlen, "CPU numbers go up to %d",
+						RPMAFIO_CPU_MAX);
+				return fail(err, errlen, "a range needs an upper bound at \"%s\"",
+					upper);
+			}
+			if (hi < lo)
+				return fail(err, errlen, "the range %lu-%lu is reversed", lo, hi);
+		}
+		for (unsigned long c = lo; c <= hi; c++)
+			set[c] = true;
+		if (*p == '\0')
+			break;
+		if (*p != ',')
+			return fail(err, errlen, "unexpected \"%s\" (a list looks like 0-1,3)", p);
+		p++;
+	}
+	unsigned n = 0;
+	for (unsigned c = 0; c <= RPMAFIO_CPU_MAX; c++) {
+		if (set[c])
+			cpus[n++] = c;
+	}
+	*ncpus = n;
+	return 0;
+}
+
+int rpmafio_parse_mode(const char *str, enum rpmafio_mode *mode, char *err, size_t errlen)
+{
+	if (str && strcmp(str, "client") == 0)
+		*mode = RPMAFIO_MODE_CLIENT;
+	else if (str && strcmp(str, "server") == 0)
+		*mode = RPMAFIO_MODE_SERVER;
+	else
+		return fail(err, errlen, "expected client or server");
+	return 0;
+}
+
+int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_t port_len,
+		char *err, size_t errlen)
+{
+	char why[RPMAFIO_ERR_LEN];
+	unsigned port;
+
+	if (v->serverip == NULL || *v->serverip == '\0')
+		return fail(err, errlen, "serverip= is not set: give %s",
+			v->mode == RPMAFIO_MODE_SERVER ? "the address to listen on" :
+			"the server's address");
+	if (rpmafio_check_addr(v->serverip, why, sizeof(why)))
+		return fail(err, errlen, "serverip=%s: %s", v->serverip, why);
+	if (rpmafio_parse_port(v->port, &port, why, sizeof(why)))
+		return fail(err, errlen, "port=%s: %s", v->port ? v->port : "", why);
+	if (rpmafio_job_port(port, v->job_index, port_out, port_len, why, sizeof(why)))
+		return fail(err, errlen, "port=%s: %s", v->port, why);
+	if (v->cpus && *v->cpus) {
+		unsigned cpus[RPMAFIO_CPU_MAX + 1], n;
+		if (rpmafio_parse_cpulist(v->cpus, cpus, &n, why, sizeof(why)))
+			return fail(err, errlen, "cpus=%s: %s", v->cpus, why);
+	}
+	if (v->connect_timeout_ms == 0)
+		return fail(err, errlen, "connect_timeout=0: the timeout must be at least 1 ms");
+	return 0;
+}

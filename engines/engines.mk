@@ -1,0 +1,133 @@
+# engines/engines.mk -- the fio engines, included by the top Makefile.
+#
+#   make engines                 build/librpma_apm.so (and build/librpma_gpspm.so once
+#                                engines/librpma_gpspm.c exists)
+#   make engines FIO_SRC=/path   build against another fio source tree
+#   make engines FIO=/opt/fio    ... for another fio binary
+#
+# fio loads an external engine with dlopen() and looks up the symbol `ioengine`
+# (struct ioengine_ops). The engines use fio's internal structures (thread_data,
+# io_u, fio_file, fio_option), so they are built against the headers of the very
+# fio that runs them: Debian's fio and its source package. When FIO_SRC is not
+# given, `apt-get source fio=<installed version>` fetches it into build/fio-src/
+# (needs a deb-src entry -- scripts/deps.sh adds one -- and dpkg-dev), and
+# `./configure --disable-native` writes its config-host.h (fio itself is never
+# built). The build refuses to go on if `$(FIO) --version` and the tree disagree.
+#
+# Each engine is one shared object: engines/<name>.c plus engines/common/*.c,
+# build/librpma.a (PIC) and -lrdmacm -libverbs -lpmem2; a version script
+# exports `ioengine` only. ENGINE_SRCS_<name> / ENGINE_LDLIBS_<name> add
+# per-engine sources and libraries (e.g. generated protobuf code for GPSPM).
+
+FIO ?= fio
+FIO_VERSION := $(shell $(FIO) --version 2>/dev/null)
+FIO_SRC_DEFAULT := $(BUILD)/fio-src/$(or $(FIO_VERSION),fio-unknown)
+FIO_SRC ?= $(FIO_SRC_DEFAULT)
+FIO_CONFIG_H := $(FIO_SRC)/config-host.h
+
+ENGINE_NAMES := $(patsubst engines/%.c,%,$(wildcard engines/librpma_*.c))
+ENGINE_SOS := $(ENGINE_NAMES:%=$(BUILD)/%.so)
+# (gpspm_*.c belong to the GPSPM engine only: engines/gpspm.mk)
+ENGINE_COMMON_SRCS := $(sort $(filter-out engines/common/gpspm_%.c,$(wildcard engines/common/*.c)))
+ENGINE_COMMON_OBJS := $(ENGINE_COMMON_SRCS:engines/common/%.c=$(BUILD)/engines/common/%.o)
+ENGINE_HDRS := $(wildcard engines/common/*.h) librpma/include/librpma.h
+ENGINE_LDLIBS := $(BUILD)/librpma.a $(LDLIBS_PROVIDER) -lpmem2 -lpthread
+ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
+
+# fio's own preprocessor flags (its Makefile and config-host.mak); its headers are
+# system headers to us: our warning flags apply to our code only.
+ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
+	-D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
+	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines
+
+# `$(FIO) --version` (fio-3.33) must be the tree's version (DEF_VER in FIO-VERSION-GEN,
+# or its `version` file in a release tarball)
+define FIO_VERSION_CHECK
+@v='$(FIO_VERSION)'; \
+	if [ -z "$$v" ]; then \
+		echo "engines: cannot run '$(FIO) --version': install fio (scripts/deps.sh) or set FIO=" >&2; \
+		exit 1; \
+	fi; \
+	if [ -f '$(FIO_SRC)/version' ]; then t=$$(cat '$(FIO_SRC)/version'); \
+	else t=$$(sed -n 's/^DEF_VER=//p' '$(FIO_SRC)/FIO-VERSION-GEN' 2>/dev/null); fi; \
+	if [ "$$v" != "$$t" ]; then \
+		echo "engines: '$(FIO)' is $$v but the fio sources in $(FIO_SRC) are $${t:-not a fio tree}:" >&2; \
+		echo "engines: the engines must be built against the headers of the fio that loads them" >&2; \
+		echo "engines: set FIO_SRC=/path/to/$$v (or FIO=/path/to/fio)" >&2; \
+		exit 1; \
+	fi
+endef
+
+# fetch (default tree only) and configure fio's sources
+$(FIO_CONFIG_H):
+	@[ -n '$(FIO_VERSION)' ] || { \
+		echo "engines: cannot run '$(FIO) --version': install fio (scripts/deps.sh) or set FIO=" >&2; \
+		exit 1; }
+	@if [ ! -f '$(FIO_SRC)/configure' ]; then \
+		if [ '$(FIO_SRC)' != '$(FIO_SRC_DEFAULT)' ]; then \
+			echo "engines: FIO_SRC=$(FIO_SRC) is not a fio source tree (no configure script)" >&2; \
+			exit 1; \
+		fi; \
+		if ! command -v apt-get >/dev/null || ! command -v dpkg-source >/dev/null; then \
+			echo "engines: fetching fio's sources needs apt-get and dpkg-source (dpkg-dev):" >&2; \
+			echo "engines: run scripts/deps.sh, or give FIO_SRC=/path/to/fio-sources" >&2; \
+			exit 1; \
+		fi; \
+		ver=$$(dpkg-query -W -f='$${Version}' fio 2>/dev/null); \
+		echo "engines: fetching the sources of fio $${ver:-(candidate)} into $(BUILD)/fio-src/"; \
+		mkdir -p '$(BUILD)/fio-src' && \
+		( cd '$(BUILD)/fio-src' && apt-get source -qq "fio$${ver:+=$$ver}" >apt-get-source.log 2>&1 ) || { \
+			cat '$(BUILD)/fio-src/apt-get-source.log' >&2; \
+			echo "engines: 'apt-get source fio' failed: it needs a deb-src entry (scripts/deps.sh adds one)" >&2; \
+			exit 1; }; \
+		if [ ! -f '$(FIO_SRC)/configure' ]; then \
+			echo "engines: the fetched sources are not in $(FIO_SRC): is '$(FIO)' Debian's fio?" >&2; \
+			ls '$(BUILD)/fio-src' >&2; exit 1; \
+		fi; \
+	fi
+	$(FIO_VERSION_CHECK)
+	@echo "engines: configuring fio's headers in $(FIO_SRC) (./configure --disable-native)"
+	@cd '$(FIO_SRC)' && ./configure --disable-native >rpma-fio-configure.log 2>&1 || { \
+		cat rpma-fio-configure.log >&2; echo "engines: fio's configure failed" >&2; exit 1; }
+
+engines-check-fio: $(FIO_CONFIG_H)
+	$(FIO_VERSION_CHECK)
+
+$(BUILD)/engines/common/%.o: engines/common/%.c $(ENGINE_HDRS) $(FIO_CONFIG_H) | engines-check-fio
+	@mkdir -p $(@D)
+	$(CC) $(ENGINE_CFLAGS) -c -o $@ $<
+
+.SECONDEXPANSION:
+$(ENGINE_SOS): $(BUILD)/%.so: engines/%.c $$(ENGINE_SRCS_$$*) $(ENGINE_COMMON_OBJS) $(ENGINE_HDRS) \
+		$(BUILD)/librpma.a engines/engine.map | engines-check-fio
+	$(CC) $(ENGINE_CFLAGS) $(ENGINE_CFLAGS_$*) -shared -o $@ $< $(ENGINE_SRCS_$*) $(ENGINE_COMMON_OBJS) \
+		-Wl,--version-script=engines/engine.map \
+		$(ENGINE_LDLIBS) $(ENGINE_LDLIBS_$*)
+	@# load it the way fio does, every symbol resolved now (fio exports what engines use)
+	@LD_BIND_NOW=1 $(FIO) --enghelp=$@ >/dev/null 2>$@.load.log || { \
+		cat $@.load.log >&2; echo "engines: $(FIO) cannot load $@" >&2; rm -f $@; exit 1; }
+	@rm -f $@.load.log
+	@echo "engines: $@ built (fio $(FIO_VERSION), ioengine version $$(sed -n 's/^#define FIO_IOOPS_VERSION[^0-9]*\([0-9]*\).*/\1/p' $(FIO_SRC)/ioengines.h))"
+
+engines: $(ENGINE_SOS)
+
+# ---- unit tests of the engines' pure parts (no fio, no RDMA, no libpmem2) ----
+# tests/unit/engine_<piece>/*.c: picked up by the top Makefile's UNIT_BINS (make
+# test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) adds the
+# engines' pure sources.
+ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c \
+	engines/common/env_defaults.c
+
+$(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS) \
+		$(wildcard engines/common/*.h) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -o $@ $(filter %.c,$^) \
+		$(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
+
+.PHONY: engines engines-check-fio
+
+# the end-to-end suite (tests/e2e/run.sh) runs tests/e2e/engines.sh too
+test-e2e: engines
+
+# GPSPM: the flush messages' protobuf code (protoc-c), the message codec's unit test, tools
+include engines/gpspm.mk

@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * gpspm_hostile.c -- a misbehaving GPSPM client, for testing a GPSPM server's
+ * defences (tests/e2e/engines_gpspm.sh):
+ *
+ *   gpspm-hostile ADDR PORT CASE [CASE...]
+ *
+ * It connects like a GPSPM client (librpma, the server's workspace in the
+ * private data), then sends one message per CASE on the same connection and
+ * checks the server's reaction:
+ *
+ *   well-formed, in range (answered with the same op_context):
+ *     valid          offset 0, length 4096
+ *     valid-end      the last 4096 bytes of the workspace
+ *     valid-whole    the whole workspace
+ *     empty-at-end   offset = workspace size, length 0
+ *   rejected: the server must close the connection without answering:
+ *     beyond         offset = workspace size, length 1
+ *     too-long       offset 0, length = workspace size + 1
+ *     wrap           offset 2^64 - 4096, length 8192 (offset + length wraps around)
+ *     huge-length    offset 4096, length 2^64 - 1
+ *     truncated      the first 20 bytes of a valid request
+ *     missing        offset and length only (no op_context)
+ *     unknown        a valid request plus a field 4
+ *     wire-type      the offset encoded as a varint
+ *     garbage        27 bytes of 0xff
+ *     empty          a 0-byte message
+ *     oversized      600 bytes: more than the server's 512-byte receive buffers
+ *   the end:
+ *     last           the last message (offset 0, length 0): no answer; then this
+ *                    program disconnects and the server must end cleanly
+ *
+ * Prints one line per case; exits 0 when the server reacted as expected to
+ * every case, 1 otherwise, 2 on a usage or set-up error.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <librpma.h>
+
+#include "common/gpspm_msg.h"
+#include "common/workspace.h"
+
+#define SLOTS 4
+#define SEND_OFF 0
+#define RECV_OFF(k) (GPSPM_MSG_MAX * 2 + (size_t)(k) * GPSPM_MSG_MAX) /* sends may be 600 bytes */
+#define BUF_SIZE RECV_OFF(SLOTS)
+#define WR_RECV 0x100
+#define ANSWER_MS 10000
+#define DISCONNECT_MS 15000
+
+enum expect { ANSWER, DISCONNECT, QUIET };
+
+struct ctx {
+	struct rpma_peer *peer;
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;
+	struct rpma_mr_local *mr;
+	char *buf;
+	int ev_fd;
+	uint64_t ws_size;
+	uint64_t next_ctx;
+	bool gone;
+};
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static int die(const char *what, int ret)
+{
+	fprintf(stderr, "gpspm-hostile: %s: %s\n", what, rpma_err_2str(ret));
+	return 2;
+}
+
+/* the next connection event, if one comes within ms: 1 closed/lost, 0 none, -1 error */
+static int conn_gone(struct ctx *x, int ms)
+{
+	struct pollfd pfd = {.fd = x->ev_fd, .events = POLLIN};
+	enum rpma_conn_event ev;
+	if (x->gone)
+		return 1;
+	if (poll(&pfd, 1, ms) != 1)
+		return 0;
+	if (rpma_conn_next_event(x->conn, &ev))
+		return -1;
+	if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
+		x->gone = true;
+		return 1;
+	}
+	return 0;
+}
+
+/* Build the message of a case into out; returns its length, or -1 for an unknown case. */
+static long build(struct ctx *x, const char *c, uint8_t *out, enum expect *expect, uint64_t *opctx)
+{
+	struct gpspm_req r = {0, 4096, ++x->next_ctx};
+	size_t len = 0;
+
+	*expect = DISCONNECT;
+	if (strcmp(c, "valid") == 0) {
+		*expect = ANSWER;
+	} else if (strcmp(c, "valid-end") == 0) {
+		r.offset = x->ws_size - 4096;
+		*expect = ANSWER;
+	} else if (strcmp(c, "valid-whole") == 0) {
+		r.length = x->ws_size;
+		*expect = ANSWER;
+	} else if (strcmp(c, "empty-at-end") == 0) {
+		r.offset = x->ws_size;
+		r.length = 0;
+		*expect = ANSWER;
+	} else if (strcmp(c, "beyond") == 0) {
+		r.offset = x->ws_size;
+		r.length = 1;
+	} else if (strcmp(c, "too-long") == 0) {
+		r.length = x->ws_size + 1;
+	} else if (strcmp(c, "wrap") == 0) {
+		r.offset = UINT64_MAX - 4095;
+		r.length = 8192;
+	} else if (strcmp(c, "huge-length") == 0) {
+		r.offset = 4096;
+		r.length = UINT64_MAX;
+	} else if (strcmp(c, "last") == 0) {
+		r = gpspm_req_last();
+		*expect = QUIET;
+	} else if (strcmp(c, "garbage") == 0) {
+		memset(out, 0xff, GPSPM_REQ_SIZE);
+		return GPSPM_REQ_SIZE;
+	} else if (strcmp(c, "empty") == 0) {
+		return 0;
+	} else if (strcmp(c, "oversized") == 0) {
+		memset(out, 0, 600);
+		(void) gpspm_req_encode(&r, out, GPSPM_MSG_MAX, &len);
+		return 600;
+	} else if (strcmp(c, "truncated") == 0 || strcmp(c, "missing") == 0 ||
+			strcmp(c, "unknown") == 0 || strcmp(c, "wire-type") == 0) {
+		(void) gpspm_req_encode(&r, out, GPSPM_MSG_MAX, &len);
+		if (strcmp(c, "truncated") == 0)
+			return 20;
+		if (strcmp(c, "missing") == 0)
+			return 18;
+		if (strcmp(c, "unknown") == 0) {
+			out[len] = 0x21; /* field 4, fixed64 */
+			memset(out + len + 1, 0x42, 8);
+			return (long)len + 9;
+		}
+		/* the offset as a varint: 0x08 <varint 5>, then length and op_context */
+		uint8_t tmp[GPSPM_REQ_SIZE];
+		memcpy(tmp, out, len);
+		out[0] = 0x08;
+		out[1] = 0x05;
+		memcpy(out + 2, tmp + 9, 18);
+		return 20;
+	} else {
+		return -1;
+	}
+	if (gpspm_req_encode(&r, out, GPSPM_MSG_MAX, &len))
+		return -1;
+	*opctx = r.op_context;
+	return (long)len;
+}
+
+/* Run one case; 0 when the server reacted as expected. */
+static int run_case(struct ctx *x, const char *c)
+{
+	enum expect expect;
+	uint64_t opctx = 0;
+	long len = build(x, c, (uint8_t *)x->buf + SEND_OFF, &expect, &opctx);
+	int ret;
+
+	if (len < 0) {
+		fprintf(stderr, "gpspm-hostile: unknown case '%s'\n", c);
+		return 1;
+	}
+	if (x->gone) {
+		printf("case %s: FAIL (the server had already disconnected)\n", c);
+		return 1;
+	}
+	if ((ret = rpma_send(x->conn, len ? x->mr : NULL, SEND_OFF, (size_t)len,
+			RPMA_F_COMPLETION_ALWAYS, NULL))) {
+		printf("case %s: FAIL (cannot send: %s)\n", c, rpma_err_2str(ret));
+		return 1;
+	}
+
+	uint64_t deadline = now_ms() + (expect == ANSWER ? ANSWER_MS : expect == QUIET ? 1000 :
+		DISCONNECT_MS);
+	bool sent = false;
+	while (now_ms() < deadline) {
+		struct ibv_wc wc;
+		ret = rpma_cq_get_wc(x->cq, 1, &wc, NULL);
+		if (ret == 0) {
+			if (wc.status != IBV_WC_SUCCESS) {
+				if (expect != DISCONNECT) {
+					printf("case %s: FAIL (a completion failed: %s)\n", c,
+						ibv_wc_status_str(wc.status));
+					return 1;
+				}
+				continue; /* the server is cutting us off */
+			}
+			if (wc.opcode == IBV_WC_SEND) {
+				sent = true;
+				if (expect == QUIET) {
+					printf("case %s: sent, no answer expected\n", c);
+					return 0;
+				}
+				continue;
+			}
+			if (wc.opcode != IBV_WC_RECV)
+				continue;
+			size_t k = wc.wr_id - WR_RECV;
+			struct gpspm_resp resp;
+			char why[160];
+			if (gpspm_resp_decode(x->buf + RECV_OFF(k), wc.byte_len, &resp, why,
+					sizeof(why)) != GPSPM_MSG_OK) {
+				printf("case %s: FAIL (an invalid answer: %s)\n", c, why);
+				return 1;
+			}
+			(void) rpma_recv(x->conn, x->mr, RECV_OFF(k), GPSPM_MSG_MAX,
+				(const void *)(uintptr_t)wc.wr_id);
+			if (expect != ANSWER) {
+				printf("case %s: FAIL (the server answered it, op_context %" PRIu64 ")\n",
+					c, resp.op_context);
+				return 1;
+			}
+			if (resp.op_context != opctx) {
+				printf("case %s: FAIL (answered with op_context %" PRIu64 ", sent %"
+					PRIu64 ")\n", c, resp.op_context, opctx);
+				return 1;
+			}
+			printf("case %s: answered (op_context %" PRIu64 ")\n", c, opctx);
+			return 0;
+		}
+		if (ret != RPMA_E_NO_COMPLETION) {
+			printf("case %s: FAIL (rpma_cq_get_wc: %s)\n", c, rpma_err_2str(ret));
+			return 1;
+		}
+		int g = conn_gone(x, 1);
+		if (g < 0) {
+			printf("case %s: FAIL (rpma_conn_next_event)\n", c);
+			return 1;
+		}
+		if (g > 0) {
+			if (expect == DISCONNECT) {
+				printf("case %s: the server disconnected without answering\n", c);
+				return 0;
+			}
+			printf("case %s: FAIL (the server disconnected)\n", c);
+			return 1;
+		}
+	}
+	printf("case %s: FAIL (%s within %s)\n", c, expect == ANSWER ? "no answer" :
+		expect == QUIET ? (sent ? "?" : "the message was not sent") :
+		"the server did not disconnect", expect == ANSWER ? "10 s" : "15 s");
+	return 1;
+}
+
+int main(int argc, char *argv[])
+{
+	struct ctx x = {.ev_fd = -1};
+	struct ibv_context *dev = NULL;
+	struct rpma_conn_cfg *cfg = NULL;
+	struct rpma_conn_req *req = NULL;
+	struct rpma_conn_private_data pdata;
+	struct rpmafio_ws ws;
+	struct rpma_mr_remote *mr_remote = NULL;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	char why[256];
+	size_t size = 0;
+	int ret, failed = 0;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s ADDR PORT CASE [CASE...]\n", argv[0]);
+		return 2;
+	}
+	rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
+	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev)))
+		return die("rpma_utils_get_ibv_context", ret);
+	if ((ret = rpma_peer_new(dev, &x.peer)))
+		return die("rpma_peer_new", ret);
+	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, 8)) ||
+			(ret = rpma_conn_cfg_set_rq_size(cfg, SLOTS)) ||
+			(ret = rpma_conn_cfg_set_cq_size(cfg, 8 + SLOTS)))
+		return die("connection configuration", ret);
+
+	/* the server may take a moment to listen: try for 20 s */
+	uint64_t deadline = now_ms() + 20000;
+	for (;;) {
+		if ((ret = rpma_conn_req_new(x.peer, argv[1], argv[2], cfg, &req)))
+			return die("rpma_conn_req_new", ret);
+		if ((ret = rpma_conn_req_connect(&req, NULL, &x.conn)))
+			return die("rpma_conn_req_connect", ret);
+		if ((ret = rpma_conn_get_event_fd(x.conn, &x.ev_fd)))
+			return die("rpma_conn_get_event_fd", ret);
+		struct pollfd pfd = {.fd = x.ev_fd, .events = POLLIN};
+		ev = RPMA_CONN_UNDEFINED;
+		if (poll(&pfd, 1, 10000) == 1 && (ret = rpma_conn_next_event(x.conn, &ev)))
+			return die("rpma_conn_next_event", ret);
+		if (ev == RPMA_CONN_ESTABLISHED)
+			break;
+		(void) rpma_conn_delete(&x.conn);
+		if (now_ms() > deadline) {
+			fprintf(stderr, "gpspm-hostile: cannot connect to %s:%s (%s)\n", argv[1],
+				argv[2], rpma_utils_conn_event_2str(ev));
+			return 2;
+		}
+		usleep(200000);
+	}
+	(void) rpma_conn_cfg_delete(&cfg);
+
+	if ((ret = rpma_conn_get_private_data(x.conn, &pdata)))
+		return die("rpma_conn_get_private_data", ret);
+	if (rpmafio_ws_decode(pdata.ptr, pdata.len, &ws, why, sizeof(why))) {
+		fprintf(stderr, "gpspm-hostile: %s\n", why);
+		return 2;
+	}
+	if ((ret = rpma_mr_remote_from_descriptor(ws.mr_desc, ws.mr_desc_size, &mr_remote)) ||
+			(ret = rpma_mr_remote_get_size(mr_remote, &size)))
+		return die("the server's memory descriptor", ret);
+	x.ws_size = size;
+	printf("connected: workspace of %zu bytes, max_msg_num %u\n", size, ws.max_msg_num);
+
+	if ((ret = rpma_conn_get_cq(x.conn, &x.cq)))
+		return die("rpma_conn_get_cq", ret);
+	if (posix_memalign((void **)&x.buf, 4096, BUF_SIZE))
+		return 2;
+	memset(x.buf, 0, BUF_SIZE);
+	if ((ret = rpma_mr_reg(x.peer, x.buf, BUF_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
+			&x.mr)))
+		return die("rpma_mr_reg", ret);
+	for (unsigned k = 0; k < SLOTS; k++)
+		if ((ret = rpma_recv(x.conn, x.mr, RECV_OFF(k), GPSPM_MSG_MAX,
+				(const void *)(uintptr_t)(WR_RECV + k))))
+			return die("rpma_recv", ret);
+
+	for (int i = 3; i < argc; i++)
+		failed |= run_case(&x, argv[i]);
+
+	if (!x.gone) {
+		(void) rpma_conn_disconnect(x.conn);
+		(void) conn_gone(&x, 2000);
+	}
+	(void) rpma_conn_delete(&x.conn);
+	(void) rpma_mr_dereg(&x.mr);
+	(void) rpma_mr_remote_delete(&mr_remote);
+	(void) rpma_peer_delete(&x.peer);
+	free(x.buf);
+	printf("%s\n", failed ? "FAILED" : "OK");
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,392 @@
+#!/usr/bin/env bash
+# tests/e2e/engines.sh -- the fio engines over real Soft-RoCE, inside the VM:
+#
+#   scripts/softroce-vm run --pmem --timeout 900 -- tests/e2e/engines.sh
+#
+# Server (fio jobs/<method>-server.fio) and client (fio --ioengine=external:...
+# jobs/<workload>.fio) run in the same guest; every run is short (RUNTIME=2s,
+# no ramp). Covered: every workload at small and large block sizes, iodepth 1
+# and more, sync=1 and batched, DRAM, device DAX and a plain file, several jobs,
+# both completion modes, fio's verify (write, then read back and check),
+# the mission's command lines verbatim, and the failures: no server, bad option
+# values, bad server memory, a server or a client killed mid-run.
+#
+# ENGINE_METHODS="apm" picks the methods (default: every engine built).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+. tests/e2e/lib.sh
+
+: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
+A=$RPMA_TEST_ADDR
+
+# every run short; the engines' defaults for the other variables
+# GPSPM servers sleep on their completion channel unless a test asks otherwise:
+# two busy-polling servers and their clients starve on the VM's two vCPUs.
+COMMON_VARS=("SERVER_IP=$A" RUNTIME=2s RAMP=0 SERVER_BUSY_WAIT=0)
+# the job files' variables, for runs that must not see any
+JOB_VARS="SERVER_IP PORT NUMJOBS CONNECT_TIMEOUT BS IODEPTH BATCH SYNC RUNTIME RAMP RWMIXREAD
+	BUSY_WAIT SERVER_MEM SERVER_SIZE DIRECT_WRITE_TO_PMEM"
+
+# Runs a server and one client of method $METHOD. Commands are built with
+# e2e_setup (from lib.sh); @PORT@ is the test's own base port.
+#
+#   fio_pair NAME CHECK 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
+#
+# The server runs jobs/$METHOD-server.fio with COMMON_VARS PORT=@PORT@ SERVER_VARS
+# (and the command-line options in FIO_SERVER_ARGS, if set);
+# the client runs fio --ioengine=external:build/librpma_$METHOD.so CLIENT_ARGS
+# with COMMON_VARS PORT=@PORT@ CLIENT_VARS and JSON output. Both must exit 0,
+# the client's JSON must show I/O in the directions of CHECK (read, write,
+# readwrite) and no error, and the client's stderr must not match /ERROR/.
+# Prints the client's IOPS and mean clat/lat per direction.
+fio_pair() {
+	local name=$1 check=$2 svars=$3 cvars=$4 status=0
+	shift 4
+	# shellcheck disable=SC2086 # the variable lists are meant to be split
+	e2e_setup "$METHOD-$name" env "${COMMON_VARS[@]}" PORT=@PORT@ $svars fio ${FIO_SERVER_ARGS:-} \
+		"jobs/$METHOD-server.fio" -- \
+		env "${COMMON_VARS[@]}" PORT=@PORT@ $cvars fio --ioengine=external:"$ENGINE" "$@" \
+		--output-format=json --output="@DIR@/client.json"
+	E2E_CLIENT=("${E2E_CLIENT[@]//@DIR@/$E2E_DIR}")
+	E2E_PORT=$((E2E_PORT + 4)) # room for NUMJOBS ports
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	local spid=$!
+	if e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || status=$?
+		[ "$status" -eq 0 ] || echo "  the client exited with $status" >>"$E2E_DIR/why"
+	else
+		echo "  the server did not listen within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+		status=1
+		kill "$spid" 2>/dev/null
+	fi
+	local sstatus=0
+	wait "$spid" || sstatus=$?
+	if [ "$sstatus" -ne 0 ]; then
+		echo "  the server exited with $sstatus" >>"$E2E_DIR/why"
+		status=1
+	fi
+	[ "$status" -eq 0 ] && { fio_check_json "$check" || status=1; }
+	if [ "$status" -eq 0 ] && grep -q 'ERROR' "$E2E_DIR/client.log" "$E2E_DIR/server.log"; then
+		echo "  an error was logged" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$METHOD-$name" "$status"
+	[ "$status" -eq 0 ] && fio_print_perf "$check"
+	e2e_show_logs_if "$status"
+	[ "$status" -ne 0 ] && [ -f "$E2E_DIR/client.json" ] && sed 's/^/  | /' "$E2E_DIR/client.json" | head -40
+	return 0
+}
+
+# The client's JSON shows bytes moved in each direction of $1 and no error.
+fio_check_json() {
+	local json=$E2E_DIR/client.json dir
+	if ! jq -e '.jobs[0].error == 0' "$json" >/dev/null 2>&1; then
+		echo "  the client's JSON shows an error (or is missing)" >>"$E2E_DIR/why"
+		return 1
+	fi
+	for dir in $(fio_dirs "$1"); do
+		if ! jq -e ".jobs[0].$dir.io_bytes > 0" "$json" >/dev/null; then
+			echo "  the client did no $dir" >>"$E2E_DIR/why"
+			return 1
+		fi
+	done
+}
+
+fio_dirs() {
+	case $1 in
+	readwrite) echo read write ;;
+	*) echo "$1" ;;
+	esac
+}
+
+fio_print_perf() {
+	local dir
+	for dir in $(fio_dirs "$1"); do
+		jq -r ".jobs[0].$dir | \"  $dir: \\(.iops | floor) IOPS, clat mean \\(.clat_ns.mean / 1000 | . * 10 | floor / 10) us, lat mean \\(.lat_ns.mean / 1000 | . * 10 | floor / 10) us\"" \
+			"$E2E_DIR/client.json"
+	done
+}
+
+# fio_fails NAME EXPECT_REGEX MAX_SECONDS CMD...
+# CMD (one fio run, or a server) must fail by itself -- non-zero, not killed by
+# the timeout -- within MAX_SECONDS, saying why in output matching EXPECT_REGEX.
+fio_fails() {
+	local name=$1 expect=$2 max=$3 status=0 rc=0
+	shift 3
+	e2e_setup "$METHOD-$name" "$@" --
+	E2E_PORT=$((E2E_PORT + 4))
+	local t0=$SECONDS
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 || rc=$?
+	local took=$((SECONDS - t0))
+	if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
+		echo "  exited with $rc; it should have failed by itself" >>"$E2E_DIR/why"
+		status=1
+	elif ! grep -Eq "$expect" "$E2E_DIR/server.log"; then
+		echo "  the output does not match /$expect/" >>"$E2E_DIR/why"
+		status=1
+	elif [ "$took" -gt "$max" ]; then
+		echo "  it took $took s to fail (at most $max s expected)" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$METHOD-$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
+# fio_kill NAME VICTIM(server|client) EXPECT_REGEX MAX_SECONDS 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
+# Runs a long client against its server, SIGKILLs VICTIM once I/O is flowing,
+# then the survivor must end by itself within MAX_SECONDS: a client with a
+# non-zero status and a message matching EXPECT_REGEX, a server with status 0.
+fio_kill() {
+	local name=$1 victim=$2 expect=$3 max=$4 svars=$5 cvars=$6 status=0
+	shift 6
+	# shellcheck disable=SC2086
+	e2e_setup "$METHOD-$name" env "${COMMON_VARS[@]}" RUNTIME=60s PORT=@PORT@ $svars \
+		fio "jobs/$METHOD-server.fio" -- \
+		env "${COMMON_VARS[@]}" RUNTIME=60s PORT=@PORT@ $cvars fio --ioengine=external:"$ENGINE" "$@"
+	E2E_PORT=$((E2E_PORT + 4))
+	"${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	local spid=$!
+	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
+		echo "  the server did not listen" >>"$E2E_DIR/why"
+		kill -KILL "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+		e2e_result "$METHOD-$name" 1
+		e2e_show_logs_if 1
+		return 0
+	fi
+	"${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 &
+	local cpid=$! vpid spid2 survivor survivor_log
+	if [ "$victim" = server ]; then
+		vpid=$spid survivor=$cpid survivor_log=$E2E_DIR/client.log
+	else
+		vpid=$cpid survivor=$spid survivor_log=$E2E_DIR/server.log
+	fi
+	sleep 4 # connected, I/O flowing
+	kill -KILL "$vpid" 2>/dev/null
+	wait "$vpid" 2>/dev/null
+	local t0=$SECONDS rc=0 waited=0
+	while kill -0 "$survivor" 2>/dev/null && [ "$waited" -lt $((max * 10)) ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$survivor" 2>/dev/null; then
+		echo "  the $([ "$victim" = server ] && echo client || echo server) still runs" \
+			"$max s after the $victim was killed" >>"$E2E_DIR/why"
+		kill -KILL "$survivor" 2>/dev/null
+		status=1
+	fi
+	wait "$survivor" 2>/dev/null || rc=$?
+	spid2=$((SECONDS - t0))
+	if [ "$victim" = server ]; then
+		if [ "$rc" -eq 0 ]; then
+			echo "  the client exited with 0 although its server was killed" >>"$E2E_DIR/why"
+			status=1
+		fi
+	elif [ "$rc" -ne 0 ]; then
+		echo "  the server exited with $rc after its client was killed" >>"$E2E_DIR/why"
+		status=1
+	fi
+	if ! grep -Eq "$expect" "$survivor_log"; then
+		echo "  the survivor's output does not match /$expect/" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$METHOD-$name" "$status"
+	[ "$status" -eq 0 ] && echo "  the survivor ended ${spid2} s after the kill"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
+engine_suite() {
+	local DAX=${RPMA_TEST_DEVDAX:-}
+
+	# --- the mission's command lines, verbatim, with no variable set (all defaults:
+	# SERVER_IP 192.168.77.1, port 7204, 4k, sync, 10 s + 2 s ramp) ---
+	if [ "$A" = 192.168.77.1 ]; then
+		local unset_vars=() v
+		for v in $JOB_VARS; do unset_vars+=(-u "$v"); done
+		e2e_setup "$METHOD-mission-command-verbatim" \
+			env "${unset_vars[@]}" fio "jobs/$METHOD-server.fio" -- \
+			env "${unset_vars[@]}" fio --ioengine=external:"$ENGINE" jobs/write.fio
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+		local spid=$! status=0
+		e2e_wait_line "$E2E_DIR/server.log" 'listening on 192.168.77.1:7204' \
+			"$E2E_READY_TIMEOUT" || status=1
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || status=1
+		wait "$spid" || status=1
+		grep -Eq 'WRITE: bw=.*run=1[0-9]{4}-' "$E2E_DIR/client.log" || status=1
+		grep -q 'bs=(R) 4096B-4096B' "$E2E_DIR/client.log" || status=1
+		e2e_result "$METHOD-mission-command-verbatim" "$status"
+		[ "$status" -eq 0 ] && grep -E '^ +(write: IOPS|clat \(|lat \()' "$E2E_DIR/client.log"
+		e2e_show_logs_if "$status"
+	fi
+
+	# --- every workload, DRAM, 4 KiB, sync=1 (the defaults) ---
+	fio_pair write-4k-sync write '' '' jobs/write.fio
+	fio_pair randwrite-4k-sync write '' '' jobs/randwrite.fio
+	fio_pair read-4k-sync read '' '' jobs/read.fio
+	fio_pair randread-4k-sync read '' '' jobs/randread.fio
+	fio_pair rw-4k-sync readwrite '' '' jobs/rw.fio
+
+	# --- large blocks, iodepth > 1, batched: one flush per batch ---
+	fio_pair write-256k-qd16-batch16 write '' 'SYNC=0 BS=256k IODEPTH=16 BATCH=16' jobs/write.fio
+	fio_pair randwrite-4k-qd16-batch16 write '' 'SYNC=0 IODEPTH=16 BATCH=16' jobs/randwrite.fio
+	fio_pair randwrite-64k-qd8-batch1 write '' 'SYNC=0 BS=64k IODEPTH=8 BATCH=1' jobs/randwrite.fio
+	fio_pair read-1m-qd4 read '' 'SYNC=0 BS=1m IODEPTH=4 BATCH=2' jobs/read.fio
+	fio_pair randread-4k-qd16-batch8 read '' 'SYNC=0 IODEPTH=16 BATCH=8' jobs/randread.fio
+	fio_pair rw-64k-qd8-batch4 readwrite '' 'SYNC=0 BS=64k IODEPTH=8 BATCH=4' jobs/rw.fio
+	fio_pair rw-1m-sync readwrite '' 'BS=1m' jobs/rw.fio
+	# a batch larger than what completes at once: fio reaps 1 at a time
+	fio_pair randwrite-4k-qd8-reap1 write '' 'SYNC=0 IODEPTH=8 BATCH=8' jobs/randwrite.fio \
+		--iodepth_batch_complete_max=1
+
+	# --- completion channel instead of busy polling; two connections ---
+	fio_pair randwrite-4k-qd8-channel write '' 'SYNC=0 IODEPTH=8 BATCH=8 BUSY_WAIT=0' \
+		jobs/randwrite.fio
+	fio_pair randread-4k-sync-channel read '' 'BUSY_WAIT=0' jobs/randread.fio
+	fio_pair rw-4k-2jobs-qd4 readwrite 'NUMJOBS=2' 'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' \
+		jobs/rw.fio
+	FIO_SERVER_ARGS="--ioengine=external:$ENGINE --cpus=1,0" \
+		fio_pair randwrite-4k-2jobs-server-pinned write 'NUMJOBS=2' 'NUMJOBS=2' jobs/randwrite.fio
+
+	# --- device DAX (persistent flush type: the server advertises direct write) ---
+	if [ -n "$DAX" ]; then
+		local dax="SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1"
+		fio_pair devdax-randwrite-4k-sync write "$dax" '' jobs/randwrite.fio
+		fio_pair devdax-write-128k-qd16-batch16 write "$dax" 'SYNC=0 BS=128k IODEPTH=16 BATCH=16' \
+			jobs/write.fio
+		fio_pair devdax-randread-4k-qd8 read "$dax" 'SYNC=0 IODEPTH=8 BATCH=8' jobs/randread.fio
+		fio_pair devdax-rw-4k-2jobs readwrite "$dax NUMJOBS=2" 'NUMJOBS=2' jobs/rw.fio
+		if ! grep -q 'does not advertise direct write' "$E2E_TMP/$METHOD-devdax-rw-4k-2jobs/client.log" \
+				2>/dev/null; then
+			e2e_result "$METHOD-devdax-flushes-persistent" 0
+		else
+			e2e_result "$METHOD-devdax-flushes-persistent" 1
+		fi
+	fi
+	# --- a plain file (page granularity) ---
+	local file=/tmp/rpma-fio-e2e-mem
+	truncate -s 128m "$file"
+	fio_pair file-randwrite-4k-qd4 write "SERVER_MEM=$file NUMJOBS=2" \
+		'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' jobs/randwrite.fio
+	rm -f "$file"
+
+	# --- fio's verify: write with checksums, then read everything back and check ---
+	local verify=(--name=verify --serverip="$A" --port=@PORT@ --create_serialize=0 --thread
+		--size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
+	fio_pair verify-randwrite-4k-sync readwrite '' '' "${verify[@]}" --rw=randwrite --bs=4k --sync=1
+	fio_pair verify-write-64k-qd16-batch16 readwrite '' '' "${verify[@]}" --rw=write --bs=64k \
+		--iodepth=16 --iodepth_batch_submit=16
+	fio_pair verify-randwrite-4k-qd8-channel readwrite '' '' "${verify[@]}" --rw=randwrite --bs=4k \
+		--iodepth=8 --iodepth_batch_submit=4 --busy_wait_polling=0
+	if [ -n "$DAX" ]; then
+		fio_pair devdax-verify-randwrite-16k-qd8 readwrite \
+			"SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1" '' "${verify[@]}" \
+			--rw=randwrite --bs=16k --iodepth=8 --iodepth_batch_submit=8
+	fi
+
+	# --- a client may start before its server: it retries until connect_timeout ---
+	e2e_setup "$METHOD-client-starts-first" env "${COMMON_VARS[@]}" PORT=@PORT@ fio "jobs/$METHOD-server.fio" -- \
+		env "${COMMON_VARS[@]}" PORT=@PORT@ CONNECT_TIMEOUT=20000 fio --ioengine=external:"$ENGINE" \
+		jobs/randwrite.fio
+	E2E_PORT=$((E2E_PORT + 4))
+	local cpid status=0
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 &
+	cpid=$!
+	sleep 3
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 || status=1
+	wait "$cpid" || status=1
+	grep -q 'WRITE: bw=' "$E2E_DIR/client.log" || status=1
+	e2e_result "$METHOD-client-starts-first" "$status"
+	e2e_show_logs_if "$status"
+
+	# --- failures: each must be reported clearly, by name, and quickly ---
+	# (env: a later assignment wins, so a test's own values come after these;
+	# engine options on the command line need the engine named there first)
+	local cenv=(env "${COMMON_VARS[@]}" PORT=@PORT@)
+	local client=("${cenv[@]}" fio --ioengine=external:"$ENGINE")
+	local server=("${cenv[@]}" fio --ioengine=external:"$ENGINE" "jobs/$METHOD-server.fio")
+	fio_fails no-server 'no server accepted a connection at [0-9.]+:[0-9]+ within connect_timeout=2000 ms' 8 \
+		"${cenv[@]}" CONNECT_TIMEOUT=2000 fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails bad-port 'port=abc: not a port number' 5 \
+		"${cenv[@]}" PORT=abc fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails bad-port-range 'port=70000: not a port number \(expected 1-65535\)' 5 \
+		"${client[@]}" jobs/write.fio --port=70000
+	fio_fails port-overflow 'port=65535: the port of job 2 is 65535 \+ 1 = 65536, above 65535' 10 \
+		env "${COMMON_VARS[@]}" PORT=65535 NUMJOBS=2 CONNECT_TIMEOUT=1000 \
+		fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails bad-serverip 'serverip=1\.2\.3\.999: not a valid IPv4 address' 5 \
+		env SERVER_IP=1.2.3.999 fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails no-serverip 'serverip= is not set: give the server.s address' 5 \
+		fio --ioengine=external:"$ENGINE" --name=x --rw=write --create_serialize=0 --thread
+	fio_fails unreachable-serverip 'serverip=10\.9\.9\.9: no local RDMA device can reach' 10 \
+		"${cenv[@]}" SERVER_IP=10.9.9.9 fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails bad-timeout 'connect_timeout: min value out of range: 0' 5 \
+		"${client[@]}" jobs/write.fio --connect_timeout=0
+	fio_fails bad-mode 'failed parsing mode=bogus' 5 "${client[@]}" jobs/write.fio --mode=bogus
+	fio_fails bad-cpus 'cpus=3-1: the range 3-1 is reversed' 5 "${server[@]}" --cpus=3-1
+	fio_fails absent-cpu 'cpus=1000: cannot run on CPU 1000' 10 "${server[@]}" --cpus=1000
+	fio_fails trim 'trim workloads are not supported \(rw=randtrim\)' 10 "${client[@]}" --name=trim \
+		--serverip="$A" --rw=randtrim --size=1m --create_serialize=0 --thread
+	fio_fails server-not-local 'serverip=10\.9\.9\.9: no local RDMA device has this address' 10 \
+		"${cenv[@]}" SERVER_IP=10.9.9.9 fio "jobs/$METHOD-server.fio"
+	fio_fails server-no-mem 'filename=/nonexistent/mem: cannot open /nonexistent/mem' 10 \
+		"${cenv[@]}" SERVER_MEM=/nonexistent/mem fio "jobs/$METHOD-server.fio"
+	fio_fails server-no-size 'size= is not set: give the memory size of each server job' 10 \
+		"${cenv[@]}" SERVER_SIZE=0 fio "jobs/$METHOD-server.fio"
+	if [ -n "$DAX" ]; then
+		fio_fails devdax-misaligned "filename=$DAX: .*make size= a multiple of 2097152" 10 \
+			"${cenv[@]}" SERVER_MEM="$DAX" SERVER_SIZE=3m fio "jobs/$METHOD-server.fio"
+		fio_fails devdax-too-small "filename=$DAX: $DAX is [0-9]+ bytes: too small" 10 \
+			"${cenv[@]}" SERVER_MEM="$DAX" SERVER_SIZE=1g fio "jobs/$METHOD-server.fio"
+	fi
+	if [ -n "${RPMA_TEST_FSDAX_DIR:-}" ] &&
+			ibv_devinfo -v 2>/dev/null | grep -A1 rc_odp_caps | grep -q 'NO SUPPORT'; then
+		local f=$RPMA_TEST_FSDAX_DIR/e2e-engine-mem
+		truncate -s 64m "$f"
+		# Soft-RoCE cannot pin fsdax pages and has no ODP: the library says so
+		fio_fails fsdax-needs-odp 'On-Demand Paging' 15 \
+			"${cenv[@]}" SERVER_MEM="$f" fio "jobs/$METHOD-server.fio"
+		rm -f "$f"
+	fi
+	# the client asks for more than the server exposes
+	local big=(env "${COMMON_VARS[@]}" PORT=@PORT@ SERVER_SIZE=8m fio "jobs/$METHOD-server.fio" -- \
+		env "${COMMON_VARS[@]}" PORT=@PORT@ fio --ioengine=external:"$ENGINE" jobs/write.fio --size=16m)
+	e2e_setup "$METHOD-client-size-too-big" "${big[@]}"
+	E2E_PORT=$((E2E_PORT + 4))
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	local spid=$! rc=0
+	status=0
+	e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" || status=1
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || rc=$?
+	wait "$spid" || status=1 # the server ends cleanly when its client leaves
+	{ [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; } || status=1
+	grep -Eq 'size=16777216 is more than the 8388608 bytes the server exposes' \
+		"$E2E_DIR/client.log" || status=1
+	e2e_result "$METHOD-client-size-too-big" "$status"
+	e2e_show_logs_if "$status"
+
+	# --- a peer dies mid-run ---
+	fio_kill server-killed server \
+		'closed the connection|connection to the server .* was lost|does not answer|no completion' \
+		15 '' 'CONNECT_TIMEOUT=5000' jobs/randwrite.fio
+	fio_kill server-killed-qd16 server \
+		'closed the connection|connection to the server .* was lost|does not answer|no completion' \
+		15 '' 'CONNECT_TIMEOUT=5000 SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' jobs/write.fio
+	fio_kill client-killed client '' 15 '' '' jobs/randwrite.fio
+}
+
+methods=${ENGINE_METHODS:-$(for so in build/librpma_*.so; do
+	[ -e "$so" ] && basename "$so" .so | sed 's/^librpma_//'; done)}
+[ -n "$methods" ] || { echo "no engine built: run make engines"; exit 1; }
+for METHOD in $methods; do
+	ENGINE=build/librpma_$METHOD.so
+	if [ ! -f "jobs/$METHOD-server.fio" ]; then
+		echo "SKIP $METHOD: no jobs/$METHOD-server.fio"
+		continue
+	fi
+	echo "== engine $ENGINE"
+	engine_suite
+done
+
+e2e_summary

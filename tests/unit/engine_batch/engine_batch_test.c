@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* engine_batch_test.c -- the client's ring of posted requests and the span of a batch's flush */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/batch.h"
+
+static void capacity(void **state)
+{
+	(void)state;
+	assert_int_equal(rpmafio_ring_capacity(1), 1);
+	assert_int_equal(rpmafio_ring_capacity(2), 2);
+	assert_int_equal(rpmafio_ring_capacity(3), 4);
+	assert_int_equal(rpmafio_ring_capacity(16), 16);
+	assert_int_equal(rpmafio_ring_capacity(17), 32);
+	assert_int_equal(rpmafio_ring_capacity(1000), 1024);
+}
+
+static int req[64]; /* stand-ins for io_us */
+
+/* a completion for the last of a batch completes the whole batch, in posting order */
+static void complete_batches_in_order(void **state)
+{
+	(void)state;
+	void *slot[16];
+	struct rpmafio_ring r;
+	rpmafio_ring_init(&r, slot, 16);
+
+	for (int i = 0; i < 6; i++)
+		rpmafio_ring_push(&r, &req[i]);
+	assert_int_equal(rpmafio_ring_inflight(&r), 6);
+	assert_int_equal(rpmafio_ring_ready(&r), 0);
+	assert_null(rpmafio_ring_pop_ready(&r));
+
+	/* batch 1 = req 0..3, its signalled op carries req[3] */
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[3]), 4);
+	assert_int_equal(rpmafio_ring_ready(&r), 4);
+	assert_int_equal(rpmafio_ring_inflight(&r), 2);
+	assert_int_equal(rpmafio_ring_used(&r), 6);
+
+	/* reported two at a time (fio's max) */
+	assert_ptr_equal(rpmafio_ring_pop_ready(&r), &req[0]);
+	assert_ptr_equal(rpmafio_ring_pop_ready(&r), &req[1]);
+	assert_int_equal(rpmafio_ring_ready(&r), 2);
+
+	/* batch 2 = req 4..5 */
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[5]), 2);
+	for (int i = 2; i < 6; i++)
+		assert_ptr_equal(rpmafio_ring_pop_ready(&r), &req[i]);
+	assert_null(rpmafio_ring_pop_ready(&r));
+	assert_int_equal(rpmafio_ring_used(&r), 0);
+}
+
+/* a completion naming nothing in flight (or an already completed one) changes nothing */
+static void complete_unknown(void **state)
+{
+	(void)state;
+	void *slot[4];
+	struct rpmafio_ring r;
+	rpmafio_ring_init(&r, slot, 4);
+	rpmafio_ring_push(&r, &req[0]);
+	rpmafio_ring_push(&r, &req[1]);
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[9]), -1);
+	assert_int_equal(rpmafio_ring_inflight(&r), 2);
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[0]), 1);
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[0]), -1); /* done already */
+	assert_int_equal(rpmafio_ring_inflight(&r), 1);
+}
+
+/* a broken connection fails everything in flight at once */
+static void complete_all(void **state)
+{
+	(void)state;
+	void *slot[8];
+	struct rpmafio_ring r;
+	rpmafio_ring_init(&r, slot, 8);
+	for (int i = 0; i < 5; i++)
+		rpmafio_ring_push(&r, &req[i]);
+	assert_int_equal(rpmafio_ring_complete_upto(&r, &req[1]), 2);
+	assert_ptr_equal(rpmafio_ring_inflight_at(&r, 0), &req[2]);
+	assert_ptr_equal(rpmafio_ring_inflight_at(&r, 2), &req[4]);
+	assert_int_equal(rpmafio_ring_complete_all(&r), 3);
+	assert_int_equal(rpmafio_ring_inflight(&r), 0);
+	assert_int_equal(rpmafio_ring_ready(&r), 5);
+	assert_int_equal(rpmafio_ring_complete_all(&r), 0);
+}
+
+/* the counters run freely: wrapping around 2^32 is harmless with a power-of-two capacity */
+static void counters_wrap(void **state)
+{
+	(void)state;
+	void *slot[4];
+	struct rpmafio_ring r;
+	rpmafio_ring_init(&r, slot, 4);
+	r.head = r.done = r.tail = UINT32_MAX - 1;
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 4; i++)
+			rpmafio_ring_push(&r, &req[round * 4 + i]);
+		assert_int_equal(rpmafio_ring_used(&r), 4);
+		assert_int_equal(rpmafio_ring_complete_upto(&r, &req[round * 4 + 3]), 4);
+		for (int i = 0; i < 4; i++)
+			assert_ptr_equal(rpmafio_ring_pop_ready(&r), &req[round * 4 + i]);
+	}
+	assert_int_equal(rpmafio_ring_used(&r), 0);
+}
+
+/* iodepth 1: one slot reused forever */
+static void single_slot(void **state)
+{
+	(void)state;
+	void *slot[1];
+	struct rpmafio_ring r;
+	rpmafio_ring_init(&r, slot, rpmafio_ring_capacity(1));
+	for (int i = 0; i < 10; i++) {
+		rpmafio_ring_push(&r, &req[i]);
+		assert_int_equal(rpmafio_ring_complete_upto(&r, &req[i]), 1);
+		assert_ptr_equal(rpmafio_ring_pop_ready(&r), &req[i]);
+	}
+}
+
+static void span_empty(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	assert_true(rpmafio_span_empty(&s));
+	assert_int_equal(rpmafio_span_len(&s), 0);
+	rpmafio_span_add(&s, 4096, 0); /* nothing written: no span */
+	assert_true(rpmafio_span_empty(&s));
+}
+
+static void span_one(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	rpmafio_span_add(&s, 8192, 4096);
+	assert_false(rpmafio_span_empty(&s));
+	assert_int_equal(s.start, 8192);
+	assert_int_equal(rpmafio_span_len(&s), 4096);
+}
+
+/* sequential writes: exactly the range written */
+static void span_sequential(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	for (uint64_t i = 0; i < 16; i++)
+		rpmafio_span_add(&s, 1048576 + i * 4096, 4096);
+	assert_int_equal(s.start, 1048576);
+	assert_int_equal(rpmafio_span_len(&s), 16 * 4096);
+}
+
+/* random writes of a batch: from the lowest offset to the highest end, gaps included */
+static void span_random(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	rpmafio_span_add(&s, 40960, 4096);
+	rpmafio_span_add(&s, 0, 512);
+	rpmafio_span_add(&s, 1 << 20, 65536);
+	rpmafio_span_add(&s, 8192, 4096);
+	assert_int_equal(s.start, 0);
+	assert_int_equal(s.end, (1 << 20) + 65536);
+	assert_int_equal(rpmafio_span_len(&s), (1 << 20) + 65536);
+}
+
+/* overlapping and contained writes, and a write at offset 0 of length 1 */
+static void span_overlap(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	rpmafio_span_add(&s, 100, 50);
+	rpmafio_span_add(&s, 120, 10);
+	rpmafio_span_add(&s, 90, 20);
+	assert_int_equal(s.start, 90);
+	assert_int_equal(s.end, 150);
+	rpmafio_span_reset(&s);
+	rpmafio_span_add(&s, 0, 1);
+	assert_int_equal(rpmafio_span_len(&s), 1);
+}
+
+static void span_large_offsets(void **state)
+{
+	(void)state;
+	struct rpmafio_span s;
+	rpmafio_span_reset(&s);
+	rpmafio_span_add(&s, UINT64_C(1) << 40, 4096);
+	rpmafio_span_add(&s, (UINT64_C(1) << 40) - 4096, 4096);
+	assert_int_equal(s.start, (UINT64_C(1) << 40) - 4096);
+	assert_int_equal(rpmafio_span_len(&s), 8192);
+}
+
+/* every request is one WR, every batch (at least one request) adds at most one flush */
+static void queue_sizes(void **state)
+{
+	(void)state;
+	assert_int_equal(rpmafio_sq_size(0), 2);
+	assert_int_equal(rpmafio_sq_size(1), 2);
+	assert_int_equal(rpmafio_sq_size(16), 32);
+	assert_int_equal(rpmafio_sq_size(128), 256);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(capacity),
+		cmocka_unit_test(complete_batches_in_order),
+		cmocka_unit_test(complete_unknown),
+		cmocka_unit_test(complete_all),
+		cmocka_unit_test(counters_wrap),
+		cmocka_unit_test(single_slot),
+		cmocka_unit_test(span_empty),
+		cmocka_unit_test(span_one),
+		cmocka_unit_test(span_sequential),
+		cmocka_unit_test(span_random),
+		cmocka_unit_test(span_overlap),
+		cmocka_unit_test(span_large_offsets),
+		cmocka_unit_test(queue_sizes),
+	};
+	return cmocka_run_group_tests_name("engine_batch", tests, NULL, NULL);
+}

@@ -1,0 +1,509 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * engine_gpspm_msg_test.c -- the GPSPM flush messages: golden bytes (those of
+ * fio 3.33's librpma_gpspm engines), untrusted input (empty, too long,
+ * truncated at every byte, wrong wire types, missing and unknown fields,
+ * garbage, every one-byte mutation) and the server's range check.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/gpspm_msg.h"
+
+static char why[256];
+
+/* offset 0x0102030405060708, length 0x1112131415161718, op_context 0x2122232425262728 */
+static const uint8_t req_golden[GPSPM_REQ_SIZE] = {
+	0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01,
+	0x11, 0x18, 0x17, 0x16, 0x15, 0x14, 0x13, 0x12, 0x11,
+	0x19, 0x28, 0x27, 0x26, 0x25, 0x24, 0x23, 0x22, 0x21,
+};
+static const struct gpspm_req req_values = {
+	0x0102030405060708ULL, 0x1112131415161718ULL, 0x2122232425262728ULL,
+};
+
+/* op_context 0xa1a2a3a4a5a6a7a8 */
+static const uint8_t resp_golden[GPSPM_RESP_SIZE] = {
+	0x09, 0xa8, 0xa7, 0xa6, 0xa5, 0xa4, 0xa3, 0xa2, 0xa1,
+};
+
+/* the client's last message: zeros, every field present */
+static const uint8_t last_golden[GPSPM_REQ_SIZE] = {
+	0x09, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x11, 0, 0, 0, 0, 0, 0, 0, 0,
+	0x19, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+static const struct gpspm_req sentinel = {0xdead, 0xbeef, 0xcafe};
+
+static void assert_untouched(const struct gpspm_req *r)
+{
+	assert_true(r->offset == sentinel.offset && r->length == sentinel.length &&
+		r->op_context == sentinel.op_context);
+}
+
+/* ---- encoding ---- */
+
+static void req_encode_golden(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len = 0;
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(gpspm_req_encode(&req_values, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, GPSPM_REQ_SIZE);
+	assert_memory_equal(buf, req_golden, sizeof(req_golden));
+	assert_int_equal(buf[GPSPM_REQ_SIZE], 0xee); /* nothing written past it */
+}
+
+static void resp_encode_golden(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_RESP_SIZE];
+	size_t len = 0;
+	struct gpspm_resp r = {0xa1a2a3a4a5a6a7a8ULL};
+	assert_int_equal(gpspm_resp_encode(&r, buf, sizeof(buf), &len), 0);
+	assert_int_equal(len, GPSPM_RESP_SIZE);
+	assert_memory_equal(buf, resp_golden, sizeof(resp_golden));
+}
+
+static void last_encode_golden(void **state)
+{
+	(void)state;
+	uint8_t buf[64];
+	size_t len = 0;
+	struct gpspm_req last = gpspm_req_last();
+	assert_true(gpspm_req_is_last(&last));
+	assert_int_equal(gpspm_req_encode(&last, buf, sizeof(buf), &len), 0);
+	/* required fields are always sent, zero or not */
+	assert_int_equal(len, GPSPM_REQ_SIZE);
+	assert_memory_equal(buf, last_golden, sizeof(last_golden));
+}
+
+static void encode_bad_args(void **state)
+{
+	(void)state;
+	uint8_t buf[64];
+	size_t len = 7;
+	struct gpspm_resp r = {1};
+	memset(buf, 0xee, sizeof(buf));
+	assert_int_equal(gpspm_req_encode(&req_values, buf, GPSPM_REQ_SIZE - 1, &len), -1);
+	assert_int_equal(gpspm_resp_encode(&r, buf, GPSPM_RESP_SIZE - 1, &len), -1);
+	assert_int_equal(len, 7);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		assert_int_equal(buf[i], 0xee);
+	assert_int_equal(gpspm_req_encode(NULL, buf, sizeof(buf), &len), -1);
+	assert_int_equal(gpspm_req_encode(&req_values, NULL, sizeof(buf), &len), -1);
+	assert_int_equal(gpspm_req_encode(&req_values, buf, sizeof(buf), NULL), -1);
+	assert_int_equal(gpspm_resp_encode(NULL, buf, sizeof(buf), &len), -1);
+	assert_int_equal(gpspm_resp_encode(&r, NULL, sizeof(buf), &len), -1);
+	assert_int_equal(gpspm_resp_encode(&r, buf, sizeof(buf), NULL), -1);
+	/* exactly enough room is enough */
+	assert_int_equal(gpspm_req_encode(&req_values, buf, GPSPM_REQ_SIZE, &len), 0);
+	assert_int_equal(gpspm_resp_encode(&r, buf, GPSPM_RESP_SIZE, &len), 0);
+}
+
+static void round_trip(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len;
+	srand(42);
+	for (int i = 0; i < 1000; i++) {
+		struct gpspm_req in = {
+			((uint64_t)rand() << 33) ^ ((uint64_t)rand() << 11) ^ (uint64_t)rand(),
+			i == 0 ? UINT64_MAX : (uint64_t)rand(),
+			i == 1 ? 0 : ((uint64_t)rand() << 40) ^ (uint64_t)i,
+		}, out = sentinel;
+		assert_int_equal(gpspm_req_encode(&in, buf, sizeof(buf), &len), 0);
+		assert_int_equal(len, GPSPM_REQ_SIZE);
+		assert_int_equal(gpspm_req_decode(buf, len, &out, why, sizeof(why)), GPSPM_MSG_OK);
+		assert_true(in.offset == out.offset && in.length == out.length &&
+			in.op_context == out.op_context);
+
+		struct gpspm_resp r = {in.op_context}, r2 = {0};
+		assert_int_equal(gpspm_resp_encode(&r, buf, sizeof(buf), &len), 0);
+		assert_int_equal(gpspm_resp_decode(buf, len, &r2, why, sizeof(why)), GPSPM_MSG_OK);
+		assert_true(r.op_context == r2.op_context);
+	}
+}
+
+/* ---- decoding good input ---- */
+
+static void req_decode_golden(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	assert_int_equal(gpspm_req_decode(req_golden, sizeof(req_golden), &r, why, sizeof(why)),
+		GPSPM_MSG_OK);
+	assert_true(r.offset == req_values.offset);
+	assert_true(r.length == req_values.length);
+	assert_true(r.op_context == req_values.op_context);
+	assert_false(gpspm_req_is_last(&r));
+
+	assert_int_equal(gpspm_req_decode(last_golden, sizeof(last_golden), &r, NULL, 0),
+		GPSPM_MSG_OK);
+	assert_true(gpspm_req_is_last(&r));
+}
+
+static void resp_decode_golden(void **state)
+{
+	(void)state;
+	struct gpspm_resp r = {0};
+	assert_int_equal(gpspm_resp_decode(resp_golden, sizeof(resp_golden), &r, why, sizeof(why)),
+		GPSPM_MSG_OK);
+	assert_true(r.op_context == 0xa1a2a3a4a5a6a7a8ULL);
+}
+
+/* fields in another order, and a repeated field (protobuf: the last one wins) */
+static void req_decode_order_and_repeats(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_REQ_SIZE + 9];
+	struct gpspm_req r = sentinel;
+	/* op_context, length, offset */
+	memcpy(buf, req_golden + 18, 9);
+	memcpy(buf + 9, req_golden + 9, 9);
+	memcpy(buf + 18, req_golden, 9);
+	assert_int_equal(gpspm_req_decode(buf, GPSPM_REQ_SIZE, &r, why, sizeof(why)), GPSPM_MSG_OK);
+	assert_true(r.offset == req_values.offset && r.length == req_values.length &&
+		r.op_context == req_values.op_context);
+	/* the offset again, as 0x77..: it replaces the first one */
+	memcpy(buf, req_golden, GPSPM_REQ_SIZE);
+	buf[GPSPM_REQ_SIZE] = 0x09;
+	memset(buf + GPSPM_REQ_SIZE + 1, 0x77, 8);
+	assert_int_equal(gpspm_req_decode(buf, sizeof(buf), &r, why, sizeof(why)), GPSPM_MSG_OK);
+	assert_true(r.offset == 0x7777777777777777ULL);
+}
+
+/* ---- decoding bad input ---- */
+
+static void decode_empty(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	struct gpspm_resp p = {5};
+	assert_int_equal(gpspm_req_decode(req_golden, 0, &r, why, sizeof(why)), GPSPM_MSG_EMPTY);
+	assert_non_null(strstr(why, "empty flush request"));
+	assert_int_equal(gpspm_req_decode(NULL, 27, &r, why, sizeof(why)), GPSPM_MSG_EMPTY);
+	assert_int_equal(gpspm_resp_decode(resp_golden, 0, &p, why, sizeof(why)), GPSPM_MSG_EMPTY);
+	assert_non_null(strstr(why, "empty flush response"));
+	assert_untouched(&r);
+	assert_true(p.op_context == 5);
+}
+
+static void decode_too_long(void **state)
+{
+	(void)state;
+	uint8_t big[GPSPM_MSG_MAX + 1];
+	struct gpspm_req r = sentinel;
+	memset(big, 0, sizeof(big));
+	memcpy(big, req_golden, sizeof(req_golden));
+	assert_int_equal(gpspm_req_decode(big, sizeof(big), &r, why, sizeof(why)),
+		GPSPM_MSG_TOO_LONG);
+	assert_non_null(strstr(why, "513 bytes: longer than the 512-byte maximum"));
+	assert_int_equal(gpspm_resp_decode(big, sizeof(big), NULL, why, sizeof(why)),
+		GPSPM_MSG_TOO_LONG);
+	assert_untouched(&r);
+}
+
+/* every prefix of a valid request is rejected, with a reason */
+static void req_truncated_everywhere(void **state)
+{
+	(void)state;
+	for (size_t len = 1; len < GPSPM_REQ_SIZE; len++) {
+		struct gpspm_req r = sentinel;
+		why[0] = '\0';
+		enum gpspm_msg_status st = gpspm_req_decode(req_golden, len, &r, why, sizeof(why));
+		if (len % 9 == 0) {
+			/* cut between two fields: a well-formed message lacking a field */
+			assert_int_equal(st, GPSPM_MSG_MISSING);
+			assert_non_null(strstr(why, len == 9 ? "field 2 (length) is missing" :
+				"field 3 (op_context) is missing"));
+		} else {
+			assert_int_equal(st, GPSPM_MSG_MALFORMED);
+			assert_non_null(strstr(why, "truncated"));
+		}
+		assert_untouched(&r);
+	}
+	/* the exact message: field 3 lacks one byte */
+	gpspm_req_decode(req_golden, GPSPM_REQ_SIZE - 1, NULL, why, sizeof(why));
+	assert_non_null(strstr(why, "field 3 (op_context) at byte 18 needs 8 bytes, 7 left"));
+}
+
+static void resp_truncated_everywhere(void **state)
+{
+	(void)state;
+	for (size_t len = 1; len < GPSPM_RESP_SIZE; len++) {
+		struct gpspm_resp r = {3};
+		assert_int_equal(gpspm_resp_decode(resp_golden, len, &r, why, sizeof(why)),
+			GPSPM_MSG_MALFORMED);
+		assert_non_null(strstr(why, "truncated"));
+		assert_true(r.op_context == 3);
+	}
+}
+
+static void req_missing_fields(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	uint8_t buf[18];
+	/* offset and op_context only */
+	memcpy(buf, req_golden, 9);
+	memcpy(buf + 9, req_golden + 18, 9);
+	assert_int_equal(gpspm_req_decode(buf, sizeof(buf), &r, why, sizeof(why)), GPSPM_MSG_MISSING);
+	assert_non_null(strstr(why, "required field 2 (length) is missing"));
+	/* length and op_context only */
+	assert_int_equal(gpspm_req_decode(req_golden + 9, 18, &r, why, sizeof(why)),
+		GPSPM_MSG_MISSING);
+	assert_non_null(strstr(why, "required field 1 (offset) is missing"));
+	assert_untouched(&r);
+}
+
+static void req_wrong_wire_type(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	uint8_t buf[GPSPM_REQ_SIZE];
+	/* offset as a varint (key 0x08) of the same 9 bytes: 0x08 0x05 + 7 bytes of padding */
+	memcpy(buf, req_golden, sizeof(buf));
+	buf[0] = 0x08;
+	buf[1] = 0x05;
+	assert_int_equal(gpspm_req_decode(buf, sizeof(buf), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	/* (the padding bytes are read as the next key; whichever comes first is named) */
+	assert_true(strlen(why) > 0);
+	/* only the wrong wire type: offset as varint 5, then length and op_context */
+	uint8_t buf2[2 + 18] = {0x08, 0x05};
+	memcpy(buf2 + 2, req_golden + 9, 18);
+	assert_int_equal(gpspm_req_decode(buf2, sizeof(buf2), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "field 1 (offset) at byte 0 has wire type varint, expected "
+		"64-bit"));
+	/* length as a 32-bit field */
+	uint8_t buf3[9 + 5 + 9] = {0};
+	memcpy(buf3, req_golden, 9);
+	buf3[9] = 0x15; /* field 2, wire type 5 */
+	memcpy(buf3 + 14, req_golden + 18, 9);
+	assert_int_equal(gpspm_req_decode(buf3, sizeof(buf3), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "field 2 (length) at byte 9 has wire type 32-bit"));
+	/* op_context length-delimited */
+	uint8_t buf4[18 + 10];
+	memcpy(buf4, req_golden, 18);
+	buf4[18] = 0x1a;
+	buf4[19] = 8;
+	memset(buf4 + 20, 1, 8);
+	assert_int_equal(gpspm_req_decode(buf4, sizeof(buf4), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "length-delimited"));
+	assert_untouched(&r);
+}
+
+static void req_unknown_fields(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	uint8_t buf[GPSPM_REQ_SIZE + 9];
+	/* a valid request plus field 4 (fixed64) */
+	memcpy(buf, req_golden, GPSPM_REQ_SIZE);
+	buf[GPSPM_REQ_SIZE] = 0x21;
+	memset(buf + GPSPM_REQ_SIZE + 1, 0, 8);
+	assert_int_equal(gpspm_req_decode(buf, sizeof(buf), &r, why, sizeof(why)), GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "unknown field 4 (wire type 64-bit) at byte 27"));
+	/* an unknown varint field first: field 100, key (100 << 3) | 0 = 0x320 -> a0 06 */
+	uint8_t full[3 + GPSPM_REQ_SIZE] = {0xa0, 0x06, 0x01};
+	memcpy(full + 3, req_golden, GPSPM_REQ_SIZE);
+	assert_int_equal(gpspm_req_decode(full, sizeof(full), &r, why, sizeof(why)),
+		GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "unknown field 100 (wire type varint) at byte 0"));
+	/* a response is not a request: its field 1 is known, but fields 2 and 3 missing */
+	assert_int_equal(gpspm_req_decode(resp_golden, sizeof(resp_golden), &r, why, sizeof(why)),
+		GPSPM_MSG_MISSING);
+	/* a request is not a response: fields 2 and 3 are unknown to it */
+	struct gpspm_resp p = {9};
+	assert_int_equal(gpspm_resp_decode(req_golden, sizeof(req_golden), &p, why, sizeof(why)),
+		GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "flush response: unknown field 2"));
+	assert_true(p.op_context == 9);
+	assert_untouched(&r);
+}
+
+/* so many unknown fields that protobuf-c's arena runs out: still a clean rejection */
+static void req_many_unknown_fields(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	struct gpspm_req r = sentinel;
+	memcpy(buf, req_golden, GPSPM_REQ_SIZE);
+	for (size_t i = GPSPM_REQ_SIZE; i + 1 < sizeof(buf); i += 2) {
+		buf[i] = 0x20; /* field 4, varint */
+		buf[i + 1] = 0x00;
+	}
+	size_t len = GPSPM_REQ_SIZE + ((sizeof(buf) - GPSPM_REQ_SIZE) & ~(size_t)1);
+	assert_int_equal(gpspm_req_decode(buf, len, &r, why, sizeof(why)), GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "unknown field 4"));
+	assert_untouched(&r);
+}
+
+static void req_bad_keys(void **state)
+{
+	(void)state;
+	struct gpspm_req r = sentinel;
+	/* field number 0 */
+	uint8_t zero[9] = {0x01};
+	assert_int_equal(gpspm_req_decode(zero, sizeof(zero), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "invalid field number 0 at byte 0"));
+	/* a key that never ends */
+	uint8_t endless[12];
+	memset(endless, 0xff, sizeof(endless));
+	assert_int_equal(gpspm_req_decode(endless, sizeof(endless), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "longer than 10 bytes"));
+	/* a key cut off */
+	uint8_t cut[3] = {0xff, 0xff, 0xff};
+	assert_int_equal(gpspm_req_decode(cut, sizeof(cut), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	assert_non_null(strstr(why, "key at byte 0 is cut off"));
+	/* a field number beyond the protobuf maximum */
+	uint8_t huge[6] = {0xf8, 0xff, 0xff, 0xff, 0x7f, 0x00};
+	assert_int_equal(gpspm_req_decode(huge, sizeof(huge), &r, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	/* group wire types */
+	uint8_t group[2] = {0x0b, 0x0c};
+	assert_int_not_equal(gpspm_req_decode(group, sizeof(group), &r, why, sizeof(why)),
+		GPSPM_MSG_OK);
+	assert_untouched(&r);
+}
+
+static void garbage_never_decodes_wrongly(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX + 8];
+	srand(7);
+	for (int i = 0; i < 20000; i++) {
+		size_t len = (size_t)rand() % sizeof(buf);
+		for (size_t j = 0; j < len; j++)
+			buf[j] = (uint8_t)rand();
+		struct gpspm_req r = sentinel;
+		why[0] = '\0';
+		enum gpspm_msg_status st = gpspm_req_decode(buf, len, &r, why, sizeof(why));
+		if (st == GPSPM_MSG_OK)
+			continue; /* possible in principle: then it is a real request */
+		assert_true(strlen(why) > 0);
+		assert_untouched(&r);
+		struct gpspm_resp p = {11};
+		if (gpspm_resp_decode(buf, len, &p, why, sizeof(why)) != GPSPM_MSG_OK)
+			assert_true(p.op_context == 11);
+	}
+}
+
+/* every one-byte change of a valid request: either still a request, or a clean rejection */
+static void every_mutation(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_REQ_SIZE];
+	unsigned ok = 0, bad = 0;
+	for (size_t pos = 0; pos < GPSPM_REQ_SIZE; pos++) {
+		for (unsigned v = 0; v < 256; v++) {
+			memcpy(buf, req_golden, sizeof(buf));
+			buf[pos] = (uint8_t)v;
+			struct gpspm_req r = sentinel;
+			why[0] = '\0';
+			if (gpspm_req_decode(buf, sizeof(buf), &r, why, sizeof(why)) == GPSPM_MSG_OK) {
+				ok++;
+				/* a key byte may only be its own value: the other fields stay */
+				if (pos % 9 == 0)
+					assert_int_equal(v, req_golden[pos]);
+			} else {
+				bad++;
+				assert_true(strlen(why) > 0);
+				assert_untouched(&r);
+			}
+		}
+	}
+	assert_int_equal(ok, 24 * 256 + 3);
+	assert_int_equal(bad, 3 * 255);
+}
+
+/* ---- the server's range check ---- */
+
+static void range_ok(void **state)
+{
+	(void)state;
+	const uint64_t ws = 64 << 20;
+	assert_true(gpspm_range_ok(0, 0, 0));
+	assert_false(gpspm_range_ok(0, 1, 0));
+	assert_true(gpspm_range_ok(0, ws, ws));
+	assert_true(gpspm_range_ok(4096, 4096, ws));
+	assert_true(gpspm_range_ok(ws - 1, 1, ws));
+	assert_true(gpspm_range_ok(ws, 0, ws));
+	assert_false(gpspm_range_ok(ws, 1, ws));
+	assert_false(gpspm_range_ok(ws + 1, 0, ws));
+	assert_false(gpspm_range_ok(0, ws + 1, ws));
+	assert_false(gpspm_range_ok(ws - 4095, 4096, ws));
+	/* sums that would wrap around */
+	assert_false(gpspm_range_ok(UINT64_MAX, 1, ws));
+	assert_false(gpspm_range_ok(1, UINT64_MAX, ws));
+	assert_false(gpspm_range_ok(UINT64_MAX - 10, 100, UINT64_MAX));
+	assert_false(gpspm_range_ok(4096, UINT64_MAX - 4095, ws));
+	assert_false(gpspm_range_ok(UINT64_MAX, UINT64_MAX, UINT64_MAX));
+	assert_true(gpspm_range_ok(10, UINT64_MAX - 10, UINT64_MAX));
+	assert_true(gpspm_range_ok(UINT64_MAX, 0, UINT64_MAX));
+}
+
+static void last_message(void **state)
+{
+	(void)state;
+	struct gpspm_req a = {0, 0, 123}, b = {0, 1, 0}, c = {1, 0, 0};
+	assert_true(gpspm_req_is_last(&a));
+	assert_false(gpspm_req_is_last(&b));
+	assert_false(gpspm_req_is_last(&c));
+}
+
+static void status_strings(void **state)
+{
+	(void)state;
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_OK), "ok");
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_EMPTY), "empty message");
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_TOO_LONG), "message too long");
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_MALFORMED), "malformed message");
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_MISSING), "required field missing");
+	assert_string_equal(gpspm_msg_status_str(GPSPM_MSG_UNKNOWN), "unknown field");
+	assert_string_equal(gpspm_msg_status_str((enum gpspm_msg_status)99), "?");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(req_encode_golden),
+		cmocka_unit_test(resp_encode_golden),
+		cmocka_unit_test(last_encode_golden),
+		cmocka_unit_test(encode_bad_args),
+		cmocka_unit_test(round_trip),
+		cmocka_unit_test(req_decode_golden),
+		cmocka_unit_test(resp_decode_golden),
+		cmocka_unit_test(req_decode_order_and_repeats),
+		cmocka_unit_test(decode_empty),
+		cmocka_unit_test(decode_too_long),
+		cmocka_unit_test(req_truncated_everywhere),
+		cmocka_unit_test(resp_truncated_everywhere),
+		cmocka_unit_test(req_missing_fields),
+		cmocka_unit_test(req_wrong_wire_type),
+		cmocka_unit_test(req_unknown_fields),
+		cmocka_unit_test(req_many_unknown_fields),
+		cmocka_unit_test(req_bad_keys),
+		cmocka_unit_test(garbage_never_decodes_wrongly),
+		cmocka_unit_test(every_mutation),
+		cmocka_unit_test(range_ok),
+		cmocka_unit_test(last_message),
+		cmocka_unit_test(status_strings),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
