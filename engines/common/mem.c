@@ -11,20 +11,7 @@
 #include <unistd.h>
 
 #include "mem.h"
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
+#include "optparse.h"
 
 const char *rpmafio_mem_kind_str(enum rpmafio_mem_kind kind)
 {
@@ -49,15 +36,15 @@ static int source_open(const char *path, struct source *s, char *err, size_t err
 	s->src = NULL;
 	s->fd = open(path, O_RDWR);
 	if (s->fd < 0)
-		return fail(err, errlen, "cannot open %s: %s", path, strerror(errno));
+		return rpmafio_errf(err, errlen, "cannot open %s: %s", path, strerror(errno));
 	if (fstat(s->fd, &st) || !(S_ISCHR(st.st_mode) || S_ISREG(st.st_mode))) {
 		close(s->fd);
-		return fail(err, errlen, "%s is neither a device-DAX device nor a regular file",
+		return rpmafio_errf(err, errlen, "%s is neither a device-DAX device nor a regular file",
 			path);
 	}
 	s->is_chr = S_ISCHR(st.st_mode);
 	if (pmem2_source_from_fd(&s->src, s->fd)) {
-		fail(err, errlen, "libpmem2 cannot use %s: %s", path, pmem2_errormsg());
+		rpmafio_errf(err, errlen, "libpmem2 cannot use %s: %s", path, pmem2_errormsg());
 		close(s->fd);
 		return -1;
 	}
@@ -77,7 +64,7 @@ int rpmafio_mem_source_size(const char *path, size_t *size, char *err, size_t er
 		return -1;
 	int ret = 0;
 	if (pmem2_source_size(s.src, size))
-		ret = fail(err, errlen, "cannot tell the size of %s: %s", path, pmem2_errormsg());
+		ret = rpmafio_errf(err, errlen, "cannot tell the size of %s: %s", path, pmem2_errormsg());
 	source_close(&s);
 	return ret;
 }
@@ -88,7 +75,7 @@ static int map_dram(size_t size, struct rpmafio_mem *mem, char *err, size_t errl
 	void *ptr = NULL;
 	int ret = posix_memalign(&ptr, page > 0 ? (size_t)page : 4096, size);
 	if (ret)
-		return fail(err, errlen, "cannot allocate %zu bytes of DRAM: %s", size,
+		return rpmafio_errf(err, errlen, "cannot allocate %zu bytes of DRAM: %s", size,
 			strerror(ret));
 	*mem = (struct rpmafio_mem){.ptr = ptr, .size = size, .kind = RPMAFIO_MEM_KIND_DRAM};
 	return 0;
@@ -98,7 +85,7 @@ int rpmafio_mem_map(const char *path, size_t size, size_t offset, struct rpmafio
 		char *err, size_t errlen)
 {
 	if (size == 0)
-		return fail(err, errlen, "the memory size is 0 (set size=)");
+		return rpmafio_errf(err, errlen, "the memory size is 0 (set size=)");
 	if (path == NULL || strcmp(path, RPMAFIO_MEM_DRAM) == 0)
 		return map_dram(size, mem, err, errlen);
 
@@ -111,17 +98,17 @@ int rpmafio_mem_map(const char *path, size_t size, size_t offset, struct rpmafio
 	if (source_open(path, &s, err, errlen))
 		return -1;
 	if (pmem2_source_size(s.src, &src_size) || pmem2_source_alignment(s.src, &align)) {
-		fail(err, errlen, "cannot tell the size of %s: %s", path, pmem2_errormsg());
+		rpmafio_errf(err, errlen, "cannot tell the size of %s: %s", path, pmem2_errormsg());
 		goto out;
 	}
 	if (offset % align || size % align) {
-		fail(err, errlen, "%s maps in units of %zu bytes: this job's part starts at "
+		rpmafio_errf(err, errlen, "%s maps in units of %zu bytes: this job's part starts at "
 			"%zu and is %zu bytes long; make size= a multiple of %zu", path, align,
 			offset, size, align);
 		goto out;
 	}
 	if (offset > src_size || size > src_size - offset) {
-		fail(err, errlen, "%s is %zu bytes: too small for bytes [%zu, %zu) of this job "
+		rpmafio_errf(err, errlen, "%s is %zu bytes: too small for bytes [%zu, %zu) of this job "
 			"(job i uses [i * size, (i + 1) * size))", path, src_size, offset,
 			offset + size);
 		goto out;
@@ -130,11 +117,11 @@ int rpmafio_mem_map(const char *path, size_t size, size_t offset, struct rpmafio
 			pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) ||
 			pmem2_config_set_offset(cfg, offset) ||
 			pmem2_config_set_length(cfg, size)) {
-		fail(err, errlen, "libpmem2 configuration for %s: %s", path, pmem2_errormsg());
+		rpmafio_errf(err, errlen, "libpmem2 configuration for %s: %s", path, pmem2_errormsg());
 		goto out;
 	}
 	if (pmem2_map_new(&map, cfg, s.src)) {
-		fail(err, errlen, "cannot map %s: %s", path, pmem2_errormsg());
+		rpmafio_errf(err, errlen, "cannot map %s: %s", path, pmem2_errormsg());
 		goto out;
 	}
 	*mem = (struct rpmafio_mem){

@@ -7,10 +7,7 @@
 
 #include "optparse.h"
 
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
+int rpmafio_errf(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -51,9 +48,9 @@ int rpmafio_parse_port(const char *str, unsigned *port, char *err, size_t errlen
 	unsigned long v;
 	const char *p = str;
 	if (str == NULL || *str == '\0')
-		return fail(err, errlen, "no port given (expected 1-65535)");
+		return rpmafio_errf(err, errlen, "no port given (expected 1-65535)");
 	if (parse_uint(&p, 65535, &v) || *p != '\0' || v == 0)
-		return fail(err, errlen, "not a port number (expected 1-65535)");
+		return rpmafio_errf(err, errlen, "not a port number (expected 1-65535)");
 	*port = (unsigned)v;
 	return 0;
 }
@@ -63,11 +60,11 @@ int rpmafio_job_port(unsigned base, unsigned index, char *out, size_t outlen,
 {
 	unsigned long port = (unsigned long)base + index;
 	if (base == 0 || port > 65535)
-		return fail(err, errlen, "the port of job %u is %lu + %u = %lu, above 65535",
+		return rpmafio_errf(err, errlen, "the port of job %u is %lu + %u = %lu, above 65535",
 			index + 1, (unsigned long)base, index, port);
 	int n = snprintf(out, outlen, "%lu", port);
 	if (n < 0 || (size_t)n >= outlen)
-		return fail(err, errlen, "no room for the port string");
+		return rpmafio_errf(err, errlen, "no room for the port string");
 	return 0;
 }
 
@@ -94,23 +91,23 @@ int rpmafio_check_addr(const char *str, char *err, size_t errlen)
 {
 	unsigned char buf[sizeof(struct in6_addr)];
 	if (str == NULL || *str == '\0')
-		return fail(err, errlen, "no address given");
+		return rpmafio_errf(err, errlen, "no address given");
 	if (inet_pton(AF_INET, str, buf) == 1 || inet_pton(AF_INET6, str, buf) == 1)
 		return 0;
 	if (looks_dotted_decimal(str))
-		return fail(err, errlen, "not a valid IPv4 address");
+		return rpmafio_errf(err, errlen, "not a valid IPv4 address");
 	if (strchr(str, ':'))
-		return fail(err, errlen, "not a valid IPv6 address");
+		return rpmafio_errf(err, errlen, "not a valid IPv6 address");
 	size_t len = strlen(str);
 	if (len > 253)
-		return fail(err, errlen, "a host name is at most 253 characters");
+		return rpmafio_errf(err, errlen, "a host name is at most 253 characters");
 	for (const char *p = str; *p; p++) {
 		if (!is_host_char(*p))
-			return fail(err, errlen,
+			return rpmafio_errf(err, errlen,
 				"not an IP address or a host name (bad character '%c')", *p);
 	}
 	if (str[0] == '-' || str[0] == '.' || strstr(str, ".."))
-		return fail(err, errlen, "not an IP address or a host name");
+		return rpmafio_errf(err, errlen, "not an IP address or a host name");
 	return 0;
 }
 
@@ -121,14 +118,14 @@ int rpmafio_parse_cpulist(const char *str, unsigned *cpus, unsigned *ncpus,
 	const char *p = str;
 
 	if (str == NULL || *str == '\0')
-		return fail(err, errlen, "an empty CPU list");
+		return rpmafio_errf(err, errlen, "an empty CPU list");
 	for (;;) {
 		unsigned long lo, hi;
 		const char *item = p;
 		if (parse_uint(&p, RPMAFIO_CPU_MAX, &lo)) {
 			if (is_digit(*item))
-				return fail(err, errlen, "CPU numbers go up to %d", RPMAFIO_CPU_MAX);
-			return fail(err, errlen, "expected a CPU number at \"%s\" "
+				return rpmafio_errf(err, errlen, "CPU numbers go up to %d", RPMAFIO_CPU_MAX);
+			return rpmafio_errf(err, errlen, "expected a CPU number at \"%s\" "
 				"(a list looks like 0-1,3)", item);
 		}
 		hi = lo;
@@ -137,20 +134,20 @@ int rpmafio_parse_cpulist(const char *str, unsigned *cpus, unsigned *ncpus,
 			const char *upper = p;
 			if (parse_uint(&p, RPMAFIO_CPU_MAX, &hi)) {
 				if (is_digit(*upper))
-					return fail(err, errlen, "CPU numbers go up to %d",
+					return rpmafio_errf(err, errlen, "CPU numbers go up to %d",
 						RPMAFIO_CPU_MAX);
-				return fail(err, errlen, "a range needs an upper bound at \"%s\"",
+				return rpmafio_errf(err, errlen, "a range needs an upper bound at \"%s\"",
 					upper);
 			}
 			if (hi < lo)
-				return fail(err, errlen, "the range %lu-%lu is reversed", lo, hi);
+				return rpmafio_errf(err, errlen, "the range %lu-%lu is reversed", lo, hi);
 		}
 		for (unsigned long c = lo; c <= hi; c++)
 			set[c] = true;
 		if (*p == '\0')
 			break;
 		if (*p != ',')
-			return fail(err, errlen, "unexpected \"%s\" (a list looks like 0-1,3)", p);
+			return rpmafio_errf(err, errlen, "unexpected \"%s\" (a list looks like 0-1,3)", p);
 		p++;
 	}
 	unsigned n = 0;
@@ -169,7 +166,7 @@ int rpmafio_parse_mode(const char *str, enum rpmafio_mode *mode, char *err, size
 	else if (str && strcmp(str, "server") == 0)
 		*mode = RPMAFIO_MODE_SERVER;
 	else
-		return fail(err, errlen, "expected client or server");
+		return rpmafio_errf(err, errlen, "expected client or server");
 	return 0;
 }
 
@@ -180,21 +177,21 @@ int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_
 	unsigned port;
 
 	if (v->serverip == NULL || *v->serverip == '\0')
-		return fail(err, errlen, "serverip= is not set: give %s",
+		return rpmafio_errf(err, errlen, "serverip= is not set: give %s",
 			v->mode == RPMAFIO_MODE_SERVER ? "the address to listen on" :
 			"the server's address");
 	if (rpmafio_check_addr(v->serverip, why, sizeof(why)))
-		return fail(err, errlen, "serverip=%s: %s", v->serverip, why);
+		return rpmafio_errf(err, errlen, "serverip=%s: %s", v->serverip, why);
 	if (rpmafio_parse_port(v->port, &port, why, sizeof(why)))
-		return fail(err, errlen, "port=%s: %s", v->port ? v->port : "", why);
+		return rpmafio_errf(err, errlen, "port=%s: %s", v->port ? v->port : "", why);
 	if (rpmafio_job_port(port, v->job_index, port_out, port_len, why, sizeof(why)))
-		return fail(err, errlen, "port=%s: %s", v->port, why);
+		return rpmafio_errf(err, errlen, "port=%s: %s", v->port, why);
 	if (v->cpus && *v->cpus) {
 		unsigned cpus[RPMAFIO_CPU_MAX + 1], n;
 		if (rpmafio_parse_cpulist(v->cpus, cpus, &n, why, sizeof(why)))
-			return fail(err, errlen, "cpus=%s: %s", v->cpus, why);
+			return rpmafio_errf(err, errlen, "cpus=%s: %s", v->cpus, why);
 	}
 	if (v->connect_timeout_ms == 0)
-		return fail(err, errlen, "connect_timeout=0: the timeout must be at least 1 ms");
+		return rpmafio_errf(err, errlen, "connect_timeout=0: the timeout must be at least 1 ms");
 	return 0;
 }

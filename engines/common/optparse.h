@@ -19,6 +19,10 @@
 /* a text long enough for any reason the parsers give */
 #define RPMAFIO_ERR_LEN 256
 
+/* Write a one-line reason into err (when err is not NULL); returns -1. */
+int rpmafio_errf(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* which side a job plays */
 enum rpmafio_mode {
 	RPMAFIO_MODE_CLIENT = 0,
