@@ -220,22 +220,24 @@ out:
 	return failed;
 }
 
+/* The client's ID (argv[4], 1..255), or -1 when missing or out of range. */
+static int client_id(int argc, char *argv[])
+{
+	int id = argc >= 5 ? atoi(argv[4]) : 0;
+	return id >= 1 && id <= 255 ? id : -1;
+}
+
+static int run_client_with_id(struct rpma_peer *peer, int argc, char *argv[])
+{
+	return run_client(peer, argv, (uint8_t)client_id(argc, argv));
+}
+
 int main(int argc, char *argv[])
 {
-	const bool server = argc >= 4 && strcmp(argv[1], "server") == 0;
-	const bool client = argc >= 5 && strcmp(argv[1], "client") == 0;
-	int id = client ? atoi(argv[4]) : 0;
-	if (!server && !(client && id >= 1 && id <= 255)) {
-		fprintf(stderr, "usage: %s server ADDR PORT [READY_FILE]\n"
-			"       %s client ADDR PORT ID   (ID: 1..255)\n", argv[0], argv[0]);
+	if (argc >= 2 && strcmp(argv[1], "client") == 0 && client_id(argc, argv) < 0) {
+		fprintf(stderr, "usage: %s client ADDR PORT ID   (ID: 1..255)\n", argv[0]);
 		return 2;
 	}
-	struct rpma_peer *peer = NULL;
-	if (example_peer_new(argv[2], server ? RPMA_UTIL_IBV_CONTEXT_LOCAL :
-			RPMA_UTIL_IBV_CONTEXT_REMOTE, &peer))
-		return 1;
-	int failed = server ? run_server(peer, argc, argv) : run_client(peer, argv, (uint8_t)id);
-	rpma_peer_delete(&peer);
-	printf("%s: %s\n", argv[1], failed ? "FAILED" : "OK");
-	return failed ? 1 : 0;
+	return example_main(argc, argv, "server ADDR PORT [READY_FILE] | client ADDR PORT ID",
+		run_server, run_client_with_id);
 }
