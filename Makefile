@@ -192,6 +192,8 @@ clean:
 	rm -rf $(BUILD)
 
 include engines/engines.mk
+# further parts, one fragment each: mk/<part>.mk (matrix, peer, fuzz, man, ...)
+include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
 .PHONY: all examples engines test test-unit test-unit-san test-e2e coverage install clean
