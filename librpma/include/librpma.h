@@ -104,7 +104,7 @@ struct rpma_mr_remote;
 int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 		struct rpma_mr_local **mr_ptr);
 int rpma_mr_dereg(struct rpma_mr_local **mr_ptr);
-/* A local region travels as a 21-byte descriptor (see docs/descriptors.md). */
+/* A local region travels as a 21-byte descriptor (layout: docs/librpma.md). */
 int rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc);
 int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 		struct rpma_mr_remote **mr_ptr);

@@ -15,7 +15,7 @@
 
 #define RPMA_LOG_MSG_MAX 1024
 
-/* Errors reach the log function by default; warnings also reach stderr. */
+/* By default warnings and errors reach the log function (syslog); errors also reach stderr. */
 _Atomic int rpma_log_thresholds[RPMA_LOG_THRESHOLD_MAX] = {
 	[RPMA_LOG_THRESHOLD] = RPMA_LOG_LEVEL_WARNING,
 	[RPMA_LOG_THRESHOLD_AUX] = RPMA_LOG_LEVEL_ERROR,

@@ -4,6 +4,7 @@
  * posting helpers of mr.c and flush.c. This is the hot path: nothing is
  * allocated, locked or logged when an operation is posted.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "conn.h"
@@ -14,10 +15,14 @@
 /*
  * An RDMA read or write moves len bytes between a local and a remote
  * region; both NULL (with zero offsets and length) is the 0-byte message.
+ * A work request carries a 32-bit length: anything longer is refused
+ * rather than silently cut.
  */
 static inline bool ops_rma_args_invalid(const void *local, const void *remote,
 		size_t local_offset, size_t remote_offset, size_t len)
 {
+	if (len > UINT32_MAX)
+		return true;
 	if (local != NULL && remote != NULL)
 		return false;
 	return local != NULL || remote != NULL || local_offset != 0 || remote_offset != 0 ||
@@ -157,7 +162,7 @@ static inline int ops_send(struct rpma_conn *conn, const struct rpma_mr_local *s
 {
 	if (conn == NULL || flags == 0)
 		return RPMA_E_INVAL;
-	if (src == NULL && (offset != 0 || len != 0))
+	if ((src == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
 	return rpma_mr_send(rpma_conn_get_ibv_qp(conn), src, offset, len, flags, opcode, imm,
@@ -181,7 +186,7 @@ int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, 
 {
 	if (conn == NULL)
 		return RPMA_E_INVAL;
-	if (dst == NULL && (offset != 0 || len != 0))
+	if ((dst == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
 	return rpma_mr_recv(rpma_conn_get_ibv_qp(conn), dst, offset, len, op_context);

@@ -87,7 +87,7 @@ int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset
 {
 	if (srq == NULL)
 		return RPMA_E_INVAL;
-	if (dst == NULL && (offset != 0 || len != 0))
+	if ((dst == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
 	return rpma_mr_srq_recv(srq->ibv_srq, dst, offset, len, op_context);

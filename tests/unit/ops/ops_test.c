@@ -183,6 +183,9 @@ static void rma_invalid_arguments(void **state)
 		assert_int_equal(fn(fx.conn, NULL, 1, NULL, 0, 0, F, NULL), RPMA_E_INVAL);
 		assert_int_equal(fn(fx.conn, NULL, 0, NULL, 1, 0, F, NULL), RPMA_E_INVAL);
 		assert_int_equal(fn(fx.conn, NULL, 0, NULL, 0, 1, F, NULL), RPMA_E_INVAL);
+		/* longer than a work request's 32-bit length: refused, not cut */
+		assert_int_equal(fn(fx.conn, l, 0, r, 0, (size_t)UINT32_MAX + 1, F, NULL),
+			RPMA_E_INVAL);
 	}
 	assert_int_equal(fake_posted.count, 0);
 }
@@ -454,6 +457,10 @@ static void send_invalid_arguments(void **state)
 	assert_int_equal(rpma_send_with_imm(fx.conn, fx.local, 0, 8, 0, IMM, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_send_with_imm(fx.conn, NULL, 1, 0, F, IMM, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_send_with_imm(fx.conn, NULL, 0, 1, F, IMM, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_send(fx.conn, fx.local, 0, (size_t)UINT32_MAX + 1, F, NULL),
+		RPMA_E_INVAL);
+	assert_int_equal(rpma_send_with_imm(fx.conn, fx.local, 0, (size_t)UINT32_MAX + 1, F, IMM,
+		NULL), RPMA_E_INVAL);
 	assert_int_equal(fake_posted.count, 0);
 }
 
@@ -496,6 +503,8 @@ static void recv_invalid_arguments(void **state)
 	assert_int_equal(rpma_recv(NULL, fx.local, 0, 8, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_recv(fx.conn, NULL, 1, 0, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_recv(fx.conn, NULL, 0, 1, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, (size_t)UINT32_MAX + 1, NULL),
+		RPMA_E_INVAL);
 	assert_int_equal(fake_posted.count, 0);
 }
 

@@ -173,6 +173,7 @@ static void recv_posts_to_the_srq(void **state)
 	assert_int_equal(rpma_srq_recv(NULL, mr, 0, 8, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_srq_recv(srq, NULL, 1, 0, CTX), RPMA_E_INVAL);
 	assert_int_equal(rpma_srq_recv(srq, NULL, 0, 1, CTX), RPMA_E_INVAL);
+	assert_int_equal(rpma_srq_recv(srq, mr, 0, (size_t)UINT32_MAX + 1, CTX), RPMA_E_INVAL);
 	assert_int_equal(fake_posted.count, 0);
 
 	assert_int_equal(rpma_srq_recv(srq, mr, 8, 16, CTX), 0);
