@@ -15,9 +15,8 @@
 #     connection with the reason logged, after serving the valid ones, the
 #     server exiting by itself (never a crash);
 #   - a server taking fewer requests than the client may send; a GPSPM client
-#     against an APM server; a server pinned to a CPU;
-#   - with GPSPM_PEER_FIO=/path/to/fio (a fio built with its in-tree librpma
-#     engines): our client against fio's GPSPM server and fio's client against ours.
+#     against an APM server; a server pinned to a CPU.
+# Interoperability with fio's in-tree librpma_gpspm engines: tests/e2e/interop.sh.
 #
 # Runs are short (RUNTIME=2s). Servers sleep on their completion channel unless
 # a test says otherwise: under TCG a busy server and a busy client share the 2 vCPUs.
@@ -358,54 +357,6 @@ else
 	e2e_show_logs_if 1
 fi
 
-# --- interoperability with fio's own librpma_gpspm engines (optional) ---
-# GPSPM_PEER_FIO: a fio binary with the in-tree librpma_gpspm_client/_server
-# engines (fio's ./configure finds any librpma 1.x, ours included). Our client
-# against their server (on device DAX), their client against our server.
-gp_interop() {
-	local name=gpspm-interop-$1 side=$2 status=0 rc=0
-	shift 2
-	gp_want "$name" || return 0
-	gp_new_test "$name"
-	# (engine options only after the engine)
-	local engine=librpma_gpspm_server
-	[ "$side" = their-server ] || engine=librpma_gpspm_client
-	local peer=("$GPSPM_PEER_FIO" --name=peer --ioengine="$engine" --serverip="$A"
-		--port="$E2E_PORT" --create_serialize=0 --thread --kb_base=1000 --busy_wait_polling=0)
-	if [ "$side" = their-server ]; then
-		# (fio 3.33's server needs PMem: with filename=malloc it crashes in libpmem2)
-		timeout "$E2E_STEP_TIMEOUT" "${peer[@]}" \
-			--filename="$DAX" --size=67108864 --iodepth=16 --direct_write_to_pmem=0 \
-			--time_based --runtime=365d >"$E2E_DIR/server.log" 2>&1 &
-		GP_SPID=$!
-		# our client tries to connect until connect_timeout
-		timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" \
-			fio --ioengine=external:"$ENGINE" "$@" >"$E2E_DIR/client.log" 2>&1 || rc=$?
-	elif gp_start_server ''; then
-		timeout "$E2E_STEP_TIMEOUT" "${peer[@]}" \
-			--time_based --runtime=2 "$@" >"$E2E_DIR/client.log" 2>&1 || rc=$?
-	else
-		rc=1
-	fi
-	[ "$rc" -eq 0 ] || { echo "  the client exited with $rc" >>"$E2E_DIR/why"; status=1; }
-	wait "$GP_SPID" || { echo "  the server exited with $?" >>"$E2E_DIR/why"; status=1; }
-	grep -Eq '(WRITE|READ): bw=' "$E2E_DIR/client.log" ||
-		{ echo "  the client did no I/O" >>"$E2E_DIR/why"; status=1; }
-	e2e_result "$name" "$status"
-	[ "$status" -eq 0 ] && grep -E '^ +(write|read): IOPS' "$E2E_DIR/client.log"
-	e2e_show_logs_if "$status"
-}
-if [ -n "${GPSPM_PEER_FIO:-}" ] && [ -n "$DAX" ]; then
-	gp_interop our-client-randwrite-sync their-server jobs/randwrite.fio
-	gp_interop our-client-randwrite-qd16 their-server jobs/randwrite.fio --sync=0 \
-		--iodepth=16 --iodepth_batch_submit=16
-	gp_interop our-client-rw-qd8 their-server jobs/rw.fio --sync=0 --iodepth=8 \
-		--iodepth_batch_submit=4
-	gp_interop their-client-randwrite-sync our-server --rw=randwrite --bs=4k --sync=1
-	gp_interop their-client-randwrite-qd16 our-server --rw=randwrite --bs=4k --iodepth=16 \
-		--iodepth_batch_submit=16
-	gp_interop their-client-write-64k-qd8 our-server --rw=write --bs=64k --iodepth=8 \
-		--iodepth_batch_submit=8
-fi
+# (interoperability with fio's own librpma_gpspm engines: tests/e2e/interop.sh)
 
 e2e_summary
