@@ -18,6 +18,9 @@ peer:
 test-interop: peer engines
 	flock $(VM_LOCK) $(VM) run --pmem --timeout 900 -- tests/e2e/interop.sh
 
+# the end-to-end suite runs tests/e2e/interop.sh against the peer
+test-e2e: peer
+
 bench: peer engines
 	scripts/bench-vs-peer.sh $(BENCH_ARGS)
 

@@ -266,7 +266,7 @@ enum fio_q_status rpmafio_io_queue(struct rpmafio_job *job, struct io_u *io_u)
 	if (fio_fill_issue_time(td))
 		fio_gettime(&io_u->issue_time, NULL);
 	rpmafio_ring_push(&c->ring, io_u);
-	if (io_u->ddir == DDIR_WRITE) {
+	if (rpmafio_batch_flushes(job->o, io_u->ddir == DDIR_WRITE)) {
 		if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ON_ERROR)))
 			post_failed(job, io_u, ret);
 		else if (job->eng->client.flush(job, io_u->offset, io_u->xfer_buflen, io_u))
@@ -322,7 +322,7 @@ int rpmafio_io_commit(struct rpmafio_job *job)
 	}
 
 	/* only the last operation of the batch is signalled: the flush if there is one */
-	const bool flush = !rpmafio_span_empty(&span);
+	const bool flush = rpmafio_batch_flushes(job->o, !rpmafio_span_empty(&span));
 	for (uint32_t i = 0; i < n; i++) {
 		struct io_u *io_u = c->queued[i];
 		int flags = (!flush && i == n - 1) ? RPMA_F_COMPLETION_ALWAYS :

@@ -136,6 +136,17 @@ struct fio_option rpmafio_options[] = {
 		.group = FIO_OPT_G_LIBRPMA,
 	},
 	{
+		.name = "no_flush",
+		.lname = "rpma no flush",
+		.type = FIO_OPT_BOOL,
+		.off1 = offsetof(struct rpmafio_opts, no_flush),
+		.def = "0",
+		.help = "client: 1 posts the RDMA writes with NO flush (nor GPSPM flush request): "
+			"the data is NOT durable. A baseline only, to measure what persistence costs",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
 		.name = NULL,
 	},
 };

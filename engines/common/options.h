@@ -12,6 +12,8 @@
  *   cpus                  a CPU list ("0-1,3"): job i runs on the i-th CPU of it (round robin)
  *   connect_timeout       ms: how long a client keeps trying to connect, and the longest
  *                         either side waits for its peer once connected
+ *   no_flush              client: post the writes with no flush at all (a baseline:
+ *                         what persistence costs; the data is NOT durable)
  *
  * Values are checked while fio parses the job (a bad one stops fio with a
  * message naming the option and the value) and again, as a whole, when a
@@ -37,7 +39,18 @@ struct rpmafio_opts {
 	unsigned int busy_wait_polling;
 	char *cpus;
 	unsigned int connect_timeout;	/* ms */
+	unsigned int no_flush;		/* client: writes are never flushed */
 };
+
+/*
+ * Does a batch need the method's flush after its operations? Only when it
+ * has writes and no_flush is off. Without a flush the batch's last
+ * operation must be the signalled one (it completes the batch).
+ */
+static inline bool rpmafio_batch_flushes(const struct rpmafio_opts *o, bool has_writes)
+{
+	return has_writes && !o->no_flush;
+}
 
 /* the option table: .options of every engine, with .option_struct_size = sizeof(struct rpmafio_opts) */
 extern struct fio_option rpmafio_options[];

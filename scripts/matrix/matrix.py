@@ -1,0 +1,605 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""matrix.py -- the matrix runner's planner, report builder and comparer.
+
+  matrix.py plan  --preset quick|default|full [--methods LIST] [--rws LIST] ...
+                  print the plan: one point per line (TSV with a header)
+  matrix.py build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
+  matrix.py compare A B OUT    both folders on the same charts, plus a table of ratios
+
+DIR holds plan.tsv, options.json, env.json, status and runs/ (raw fio JSON,
+perftest output), as scripts/run_matrix.sh writes them. Python 3 stdlib only.
+"""
+import argparse
+import csv
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+# method -> (label, what it is)
+METHODS = {
+    "apm": "APM: RDMA write + RDMA flush",
+    "gpspm-busy": "GPSPM, server busy-polls",
+    "gpspm-sleep": "GPSPM, server sleeps on the completion channel",
+    "noflush": "RDMA write with no flush (not durable): the baseline",
+    "raw": "perftest raw verbs (ib_write_lat / ib_read_lat / ib_write_bw): the fabric's limit",
+}
+FIO_METHODS = ["apm", "gpspm-busy", "gpspm-sleep", "noflush"]
+# one colour per method on every chart (the raw verbs' limit in black)
+COLORS = {"apm": "#9400d3", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
+          "noflush": "#e69f00", "raw": "#000000"}
+KIB = 1024
+
+PRESETS = {
+    # tiny: a smoke test of every method and chart (make test-matrix-vm)
+    "quick": dict(repeats=1, runtime=1, ramp=0, lat_bs=[4096, 65536], bw_bs=[4096, 65536],
+                  bw_qd=16, qd=[16], rws=["write", "read"], read_bs=[4096], mix=False, jobs=[1]),
+    "default": dict(repeats=3, runtime=2, ramp=1, lat_bs=[256, 4096, 65536],
+                    bw_bs=[4096, 65536], bw_qd=16, qd=[1, 16], rws=["write", "read"],
+                    read_bs=[4096], mix=False, jobs=[1]),
+    "full": dict(repeats=3, runtime=10, ramp=2,
+                 lat_bs=[256 << i for i in range(11)], bw_bs=[256 << i for i in range(11)],
+                 bw_qd=16, qd=[1 << i for i in range(8)], rws=["write", "read"],
+                 read_bs=[256 << i for i in range(11)], mix=True, jobs=[1, 2, 4]),
+}
+PLAN_COLUMNS = ["id", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs"]
+CSV_COLUMNS = PLAN_COLUMNS + [
+    "tool", "runs", "iops_median", "iops_min", "iops_max", "bw_mib_s_median", "bw_mib_s_min",
+    "bw_mib_s_max", "lat_mean_us_median", "lat_mean_us_min", "lat_mean_us_max",
+    "lat_p99_us_median", "server_cpu_pct_median", "overhead_vs_noflush", "fraction_of_raw"]
+
+
+def die(msg):
+    print("matrix.py: error: " + msg, file=sys.stderr)
+    sys.exit(2)
+
+
+def size_str(n):
+    n = int(n)
+    for unit, div in (("M", KIB * KIB), ("k", KIB)):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return str(n)
+
+
+def parse_size(text):
+    m = re.fullmatch(r"([1-9][0-9]*)([kKmM]?)", text.strip())
+    if not m:
+        die(f"'{text}' is not a size like 256, 4k or 1m")
+    return int(m.group(1)) * {"": 1, "k": KIB, "m": KIB * KIB}[m.group(2).lower()]
+
+
+# ---------------------------------------------------------------- plan
+
+def raw_tool(rw, sync):
+    """The perftest program measuring the same thing, or None."""
+    if sync == 1:
+        return {"write": "ib_write_lat", "read": "ib_read_lat"}.get(rw)
+    return "ib_write_bw" if rw == "write" else None
+
+
+def make_plan(p, methods):
+    """Points of the plan: deduplicated by what is measured; the first workload names it."""
+    points, seen = [], set()
+
+    def add(method, workload, rw, bs, qd, sync, numjobs=1):
+        if method == "noflush" and rw != "write":
+            return  # no_flush changes writes only
+        if method == "gpspm-sleep" and rw == "read":
+            return  # reads never reach the GPSPM server: its polling mode plays no part
+        if method == "raw" and (raw_tool(rw, sync) is None or numjobs != 1):
+            return
+        key = (method, rw, bs, qd, sync, numjobs)
+        if key in seen:
+            return
+        seen.add(key)
+        points.append(dict(method=method, workload=workload, rw=rw, bs=bs, iodepth=qd,
+                           sync=sync, numjobs=numjobs))
+
+    for m in methods:
+        for rw in p["rws"]:
+            for bs in (p["lat_bs"] if rw == "write" else p["read_bs"]):
+                add(m, "lat", rw, bs, 1, 1)
+            for bs in (p["bw_bs"] if rw == "write" else p["read_bs"]):
+                add(m, "bw", rw, bs, p["bw_qd"], 0)
+            for qd in p["qd"]:
+                add(m, "qd", rw, 4096, qd, 0)
+        if p["mix"]:
+            add(m, "mix", "rw", 4096, p["bw_qd"], 0)
+        for nj in p["jobs"]:
+            if nj > 1:
+                add(m, "jobs", "write", 4096, p["bw_qd"], 0, nj)
+    for i, pt in enumerate(points, 1):
+        pt["id"] = f"p{i:03d}"
+    return points
+
+
+def cmd_plan(args):
+    p = dict(PRESETS[args.preset])
+    for name in ("lat_bs", "bw_bs", "read_bs"):
+        val = getattr(args, name)
+        if val:
+            p[name] = [parse_size(s) for s in val.split(",")]
+    if args.qd:
+        p["qd"] = [int(q) for q in args.qd.split(",")]
+    if args.bw_qd:
+        p["bw_qd"] = args.bw_qd
+    if args.rws:
+        p["rws"] = args.rws.split(",")
+    if args.mix:
+        p["mix"] = True
+    if args.jobs:
+        p["jobs"] = [int(j) for j in args.jobs.split(",")]
+    methods = args.methods.split(",") if args.methods else FIO_METHODS + ["raw"]
+    for m in methods:
+        if m not in METHODS:
+            die(f"--methods: unknown method '{m}' (known: {', '.join(METHODS)})")
+    for rw in p["rws"]:
+        if rw not in ("write", "read"):
+            die(f"--rw: '{rw}' is neither write nor read")
+    if args.defaults:
+        print(" ".join(f"{k}={p[k]}" for k in ("repeats", "runtime", "ramp")))
+        return
+    print("\t".join(PLAN_COLUMNS))
+    for pt in make_plan(p, methods):
+        print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
+
+
+# ---------------------------------------------------------------- reading runs
+
+def read_plan(folder):
+    path = os.path.join(folder, "plan.tsv")
+    if not os.path.exists(path):
+        die(f"{folder}: no plan.tsv: not a matrix result folder")
+    with open(path) as f:
+        return list(csv.DictReader(f, delimiter="\t"))
+
+
+def fio_figures(path, rw):
+    """(iops, bw MiB/s, mean latency us, p99 us) of a client's fio JSON."""
+    with open(path) as f:
+        text = f.read()
+    # fio may print notes before the JSON document
+    job = json.loads(text[text.index("{"):])["jobs"][0]
+    dirs = ["read", "write"] if rw == "rw" else [rw]
+    iops = sum(job[d]["iops"] for d in dirs)
+    bw = sum(job[d]["bw_bytes"] for d in dirs) / (KIB * KIB)
+    ios = sum(job[d]["total_ios"] for d in dirs) or 1
+    lat = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in dirs) / ios / 1000
+    p99 = max((job[d]["clat_ns"].get("percentile") or {}).get("99.000000", 0) for d in dirs) / 1000
+    return float(iops), float(bw), float(lat), float(p99)
+
+
+def server_cpu(path):
+    """usr + sys CPU % of the server's jobs (GPSPM servers do the flushing)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        with open(path) as f:
+            text = f.read()
+        jobs = json.loads(text[text.index("{"):])["jobs"]
+    except (ValueError, KeyError):
+        return None
+    return sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs)
+
+
+def perftest_figures(path, bs, tool):
+    """(iops, bw MiB/s, mean latency us, p99 us) from perftest's result line."""
+    with open(path) as f:
+        for line in f:
+            cols = line.split()
+            if len(cols) >= 5 and cols[0] == str(bs) and re.fullmatch(r"[0-9.]+", cols[2]):
+                vals = [float(c) for c in cols]
+                if tool.endswith("_lat"):  # bytes iters min max typical avg stdev p99 p99.9
+                    lat = vals[5]
+                    return 1e6 / lat, bs * 1e6 / lat / (KIB * KIB), lat, vals[7]
+                # bytes iters peak avg[MB/s] msgrate[Mpps]
+                return vals[4] * 1e6, vals[3], None, None
+    raise ValueError(f"{path}: no result line for {bs} bytes")
+
+
+def point_runs(folder, pt):
+    """Figures of every successful run of a point."""
+    runs = []
+    base = os.path.join(folder, "runs", pt["id"])
+    rep = 1
+    while True:
+        stem = f"{base}-r{rep}"
+        if pt["method"] == "raw":
+            path = stem + ".perftest.txt"
+        else:
+            path = stem + ".json"
+        if not os.path.exists(path) and not os.path.exists(stem + ".failed"):
+            break
+        if os.path.exists(path) and not os.path.exists(stem + ".failed"):
+            try:
+                if pt["method"] == "raw":
+                    fig = perftest_figures(path, int(pt["bs"]), raw_tool(pt["rw"], int(pt["sync"])))
+                    cpu = None
+                else:
+                    fig = fio_figures(path, pt["rw"])
+                    cpu = server_cpu(stem + ".server.json")
+                runs.append(fig + (cpu,))
+            except (ValueError, KeyError, IndexError) as e:
+                print(f"matrix.py: warning: {path}: unreadable ({e})", file=sys.stderr)
+        rep += 1
+    return runs
+
+
+def spread(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None, None, None
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def summarize(folder):
+    """One row per point of the plan (figures empty where no run succeeded)."""
+    plan = read_plan(folder)
+    rows = []
+    for pt in plan:
+        runs = point_runs(folder, pt)
+        row = dict(pt)
+        row["tool"] = raw_tool(pt["rw"], int(pt["sync"])) if pt["method"] == "raw" else "fio"
+        row["runs"] = len(runs)
+        for i, name in enumerate(["iops", "bw_mib_s", "lat_mean_us"]):
+            row[name + "_median"], row[name + "_min"], row[name + "_max"] = \
+                spread([r[i] for r in runs])
+        row["lat_p99_us_median"] = spread([r[3] for r in runs])[0]
+        row["server_cpu_pct_median"] = spread([r[4] for r in runs])[0]
+        rows.append(row)
+    add_ratios(rows)
+    return rows
+
+
+def same_point(a, b):
+    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs"))
+
+
+def add_ratios(rows):
+    """Persistence overhead (latency / no-flush latency, or no-flush IOPS / IOPS) and
+    the fraction of the raw verbs' IOPS each point reaches."""
+    for r in rows:
+        r["overhead_vs_noflush"] = r["fraction_of_raw"] = None
+        if r["method"] in ("noflush", "raw") or r["iops_median"] is None:
+            continue
+        for other in rows:
+            if not same_point(r, other) or other["iops_median"] is None:
+                continue
+            if other["method"] == "noflush":
+                r["overhead_vs_noflush"] = other["iops_median"] / r["iops_median"]
+            elif other["method"] == "raw":
+                r["fraction_of_raw"] = r["iops_median"] / other["iops_median"]
+
+
+def fmt(v, digits=1):
+    if v is None or v == "":
+        return ""
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow([fmt(r[c], 3) for c in CSV_COLUMNS])
+
+
+# ---------------------------------------------------------------- charts
+
+# chart name -> (title, x column, x label, y figure, y label, filter, log x)
+def chart_specs(rows):
+    bw_qd = next((r["iodepth"] for r in rows if r["workload"] == "bw"), "16")
+    specs = []
+    for rw in ("write", "read"):
+        specs += [
+            (f"lat_vs_bs_{rw}", f"{rw}: mean latency vs block size (iodepth 1, sync)", "bs",
+             "block size [bytes]", "lat_mean_us", "mean latency [us]",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "1"),
+            (f"iops_vs_bs_{rw}", f"{rw}: IOPS vs block size (iodepth {bw_qd})", "bs",
+             "block size [bytes]", "iops", "IOPS",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["iodepth"] == bw_qd
+             and r["numjobs"] == "1"),
+            (f"bw_vs_bs_{rw}", f"{rw}: bandwidth vs block size (iodepth {bw_qd})", "bs",
+             "block size [bytes]", "bw_mib_s", "bandwidth [MiB/s]",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["iodepth"] == bw_qd
+             and r["numjobs"] == "1"),
+            (f"iops_vs_qd_{rw}", f"{rw}: IOPS vs queue depth (4 KiB)", "iodepth",
+             "iodepth", "iops", "IOPS",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["bs"] == "4096"
+             and r["numjobs"] == "1"),
+        ]
+    specs.append(("overhead_vs_noflush", "write: persistence overhead (no-flush IOPS / IOPS, "
+                  "iodepth 1)", "bs", "block size [bytes]", "overhead_vs_noflush",
+                  "x slower than no flush",
+                  lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    specs.append(("fraction_of_raw", "write: share of the raw verbs' IOPS (iodepth 1)", "bs",
+                  "block size [bytes]", "fraction_of_raw", "IOPS / raw verbs IOPS",
+                  lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    return specs
+
+
+def series(rows, flt, xcol, fig):
+    """method -> sorted [(x, median, min, max)] of the rows passing flt."""
+    out = {}
+    for r in rows:
+        if not flt(r):
+            continue
+        if fig + "_median" in r:
+            med, lo, hi = r[fig + "_median"], r.get(fig + "_min"), r.get(fig + "_max")
+        else:
+            med = lo = hi = r.get(fig)
+        if med is None:
+            continue
+        out.setdefault(r["method"], []).append((int(r[xcol]), med, lo if lo is not None else med,
+                                                hi if hi is not None else med))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+def gp_str(text):
+    """A gnuplot single-quoted string ('' stands for a quote inside)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def draw(name, title, xlabel, ylabel, logx, datasets, outdir):
+    """datasets: [(label, points, color, dashed)]. Writes NAME.png and NAME.svg;
+    returns [NAME], or [] when there is nothing to draw."""
+    datasets = [d for d in datasets if d[1]]
+    if not datasets:
+        return []
+    data_dir = os.path.join(outdir, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    plots = []
+    for i, (label, pts, color, dashed) in enumerate(datasets):
+        dat = os.path.join(data_dir, f"{name}.{i}.dat")
+        with open(dat, "w") as f:
+            f.write("# x median min max\n")
+            for p in pts:
+                f.write(" ".join(f"{v:g}" for v in p) + "\n")
+        style = f"lc rgb '{color}' lw 2 dt {2 if dashed else 1} pt {6 if dashed else 7}"
+        plots.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines {style} title {gp_str(label)}")
+    files = []
+    for term, ext in (("pngcairo size 900,540 noenhanced", "png"),
+                      ("svg size 900,540 dynamic noenhanced", "svg")):
+        out = os.path.join(outdir, f"{name}.{ext}")
+        script = "\n".join([
+            f"set terminal {term}", f"set output {gp_str(out)}", f"set title {gp_str(title)}",
+            f"set xlabel {gp_str(xlabel)}", f"set ylabel {gp_str(ylabel)}", "set grid",
+            "set key outside right top", "set yrange [0:*]",
+            "set logscale x 2" if logx else "set xrange [*:*]",
+            "plot " + ", \\\n  ".join(plots), ""])
+        with open(os.path.join(data_dir, f"{name}.{ext}.gp"), "w") as f:
+            f.write(script)
+        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+        if res.returncode != 0 or not os.path.getsize(out):
+            die(f"gnuplot failed on {name}.{ext}: {res.stderr.strip()}")
+        files.append(out)
+    return [name]
+
+
+def draw_all(rows_by_label, outdir):
+    """Every chart with every labelled folder's rows on it (second folder dashed)."""
+    first = next(iter(rows_by_label.values()))
+    drawn = []
+    for name, title, xcol, xlabel, fig, ylabel, flt in chart_specs(first):
+        datasets = []
+        for n, (label, rows) in enumerate(rows_by_label.items()):
+            for method, pts in series(rows, flt, xcol, fig).items():
+                color = COLORS[method]
+                datasets.append((f"{method}{' ' + label if label else ''}", pts, color, n > 0))
+        drawn += draw(name, title, xlabel, ylabel, xcol == "bs" or xcol == "iodepth",
+                      datasets, outdir)
+    return drawn
+
+
+# ---------------------------------------------------------------- report
+
+def read_json(path, default):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def read_status(folder):
+    try:
+        with open(os.path.join(folder, "status")) as f:
+            return f.read().strip() or "partial"
+    except OSError:
+        return "partial"
+
+
+def summary_table(rows):
+    head = ["point", "method", "rw", "bs", "iodepth", "jobs", "runs", "IOPS median [min..max]",
+            "MiB/s", "lat mean us [min..max]", "p99 us", "x no-flush", "of raw", "server CPU %"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        if r["iops_median"] is None:
+            figs = ["**missing**"] + [""] * 6
+        else:
+            lat = "" if r["lat_mean_us_median"] is None else \
+                f"{r['lat_mean_us_median']:.1f} [{r['lat_mean_us_min']:.1f}..{r['lat_mean_us_max']:.1f}]"
+            figs = [f"{r['iops_median']:.0f} [{r['iops_min']:.0f}..{r['iops_max']:.0f}]",
+                    fmt(r["bw_mib_s_median"]), lat, fmt(r["lat_p99_us_median"]),
+                    fmt(r["overhead_vs_noflush"], 2), fmt(r["fraction_of_raw"], 2),
+                    fmt(r["server_cpu_pct_median"])]
+        lines.append("| " + " | ".join([r["id"], r["method"], r["rw"], size_str(r["bs"]),
+                                        r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"),
+                                        r["numjobs"], str(r["runs"])] + figs) + " |")
+    return lines
+
+
+def env_lines(env, options):
+    lines = ["| what | value |", "|---|---|"]
+    for k, v in list(env.items()) + [("option " + k, v) for k, v in options.items()]:
+        lines.append(f"| {k} | {str(v).replace('|', '/')} |")
+    return lines
+
+
+def md_to_html(md_lines, charts, folder, title):
+    """The report's Markdown as HTML: tables and headings converted, charts inlined as SVG."""
+    out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>",
+           "<style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
+           "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #aaa;"
+           "padding:2px 6px;text-align:right}.partial{color:#b00;font-weight:bold}</style>",
+           "</head><body>"]
+    in_table = False
+    for line in md_lines:
+        esc = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        esc = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", esc)
+        esc = re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
+        if line.startswith("|"):
+            cells = [c.strip() for c in esc.strip("|").split("|")]
+            if set(line) <= set("|-"):
+                continue
+            tag = "th" if not in_table else "td"
+            if not in_table:
+                out.append("<table>")
+                in_table = True
+            out.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            continue
+        if in_table:
+            out.append("</table>")
+            in_table = False
+        m = re.match(r"(#+) (.*)", line)
+        if m:
+            n = len(m.group(1))
+            out.append(f"<h{n}>{esc[n + 1:]}</h{n}>")
+        elif line.startswith("![chart]("):
+            name = line[len("![chart]("):-len(".png)")]
+            with open(os.path.join(folder, name + ".svg")) as f:
+                svg = f.read()
+            svg = svg[svg.index("<svg"):]
+            out.append(f"<div>{svg}</div>")
+        elif line.strip():
+            cls = " class='partial'" if "PARTIAL" in line else ""
+            out.append(f"<p{cls}>{esc}</p>")
+    if in_table:
+        out.append("</table>")
+    out.append("</body></html>")
+    return "\n".join(out)
+
+
+def write_reports(folder, title, md):
+    charts = [line[len("![chart]("):-len(".png)")] for line in md if line.startswith("![chart](")]
+    with open(os.path.join(folder, "report.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    with open(os.path.join(folder, "report.html"), "w") as f:
+        f.write(md_to_html(md, charts, folder, title))
+
+
+def cmd_build(args):
+    folder = args.dir
+    rows = summarize(folder)
+    write_csv(rows, os.path.join(folder, "results.csv"))
+    charts = draw_all({"": rows}, os.path.join(folder, "charts"))
+    env = read_json(os.path.join(folder, "env.json"), {})
+    options = read_json(os.path.join(folder, "options.json"), {})
+    status = read_status(folder)
+    done = sum(1 for r in rows if r["runs"])
+    md = ["# rpma-fio matrix report", ""]
+    if status != "complete":
+        md += [f"**PARTIAL**: the run was stopped ({status}); {done} of {len(rows)} points "
+               "have figures, the rest are marked missing.", ""]
+    md += [f"Points: {len(rows)} ({done} measured). Each figure is the median of the runs "
+           "(min..max in brackets). `x no-flush`: no-flush IOPS / the method's IOPS at the "
+           "same point (what persistence costs); `of raw`: the method's IOPS / perftest's.",
+           "", "Methods:", ""]
+    md += [f"- `{m}`: {d}" for m, d in METHODS.items()]
+    md += ["", "## Summary", ""] + summary_table(rows)
+    md += ["", "## Charts", ""]
+    for c in charts:
+        md += [f"![chart](charts/{c}.png)", ""]
+    md += ["## Environment", ""] + env_lines(env, options)
+    md += ["", "Files: `results.csv` (one row per point), `runs/` (raw fio JSON and perftest "
+           "output of every run), `charts/` (PNG, SVG, gnuplot scripts and data).", ""]
+    write_reports(folder, "rpma-fio matrix report", md)
+    print(os.path.join(folder, "report.html"))
+
+
+# ---------------------------------------------------------------- compare
+
+def cmd_compare(args):
+    rows_a, rows_b = summarize(args.a), summarize(args.b)
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    la, lb = "(A)", "(B)"
+    charts = draw_all({la: rows_a, lb: rows_b}, os.path.join(out, "charts"))
+    md = ["# rpma-fio matrix comparison", "", f"A: `{args.a}`", "", f"B: `{args.b}`", "",
+          "Ratios are B / A of the medians. **noise**: the min..max ranges of A and B "
+          "overlap, so the difference is within the measured spread.", ""]
+    head = ["method", "rw", "bs", "iodepth", "jobs", "IOPS A", "IOPS B", "B/A", "lat A us",
+            "lat B us", "B/A", "verdict"]
+    md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    csv_rows = []
+    for a in rows_a:
+        b = next((r for r in rows_b if r["method"] == a["method"] and same_point(a, r)), None)
+        if b is None or a["iops_median"] is None or b["iops_median"] is None:
+            continue
+        ratio = b["iops_median"] / a["iops_median"]
+        lat_ratio = (b["lat_mean_us_median"] / a["lat_mean_us_median"]
+                     if a["lat_mean_us_median"] and b["lat_mean_us_median"] else None)
+        noise = a["iops_min"] <= b["iops_max"] and b["iops_min"] <= a["iops_max"]
+        verdict = "noise" if noise else ("B faster" if ratio > 1 else "B slower")
+        md.append("| " + " | ".join([a["method"], a["rw"], size_str(a["bs"]), a["iodepth"],
+                                     a["numjobs"], f"{a['iops_median']:.0f}",
+                                     f"{b['iops_median']:.0f}", f"{ratio:.2f}",
+                                     fmt(a["lat_mean_us_median"]), fmt(b["lat_mean_us_median"]),
+                                     fmt(lat_ratio, 2), verdict]) + " |")
+        csv_rows.append([a["method"], a["rw"], a["bs"], a["iodepth"], a["sync"], a["numjobs"],
+                         fmt(a["iops_median"], 3), fmt(b["iops_median"], 3), fmt(ratio, 4),
+                         fmt(lat_ratio, 4), "1" if noise else "0"])
+    md += ["", "## Charts (A solid, B dashed)", ""]
+    for c in charts:
+        md += [f"![chart](charts/{c}.png)", ""]
+    with open(os.path.join(out, "compare.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(["method", "rw", "bs", "iodepth", "sync", "numjobs", "iops_a", "iops_b",
+                    "iops_ratio", "lat_ratio", "noise"])
+        w.writerows(csv_rows)
+    write_reports(out, "rpma-fio matrix comparison", md)
+    # the report is called report.md there too; print the table for the terminal
+    print("\n".join(md[md.index("| " + " | ".join(head) + " |"):md.index("## Charts (A solid, B dashed)")]))
+    print(os.path.join(out, "report.html"))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("plan", help="print the plan (TSV)")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="default")
+    p.add_argument("--methods")
+    p.add_argument("--rws")
+    p.add_argument("--lat-bs", dest="lat_bs")
+    p.add_argument("--bw-bs", dest="bw_bs")
+    p.add_argument("--read-bs", dest="read_bs")
+    p.add_argument("--qd")
+    p.add_argument("--bw-qd", dest="bw_qd", type=int)
+    p.add_argument("--mix", action="store_true")
+    p.add_argument("--jobs")
+    p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
+    p.set_defaults(fn=cmd_plan)
+    b = sub.add_parser("build", help="results.csv, charts and reports of a result folder")
+    b.add_argument("dir")
+    b.set_defaults(fn=cmd_build)
+    c = sub.add_parser("compare", help="two result folders on the same charts")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("out")
+    c.set_defaults(fn=cmd_compare)
+    args = ap.parse_args()
+    args.fn(args)
+
+
+if __name__ == "__main__":
+    main()

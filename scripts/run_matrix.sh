@@ -1,0 +1,334 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run_matrix.sh -- the project's main job: sweep block size x queue depth x
+# persistency method (APM, GPSPM busy-polling and sleeping, the no-flush
+# baseline and perftest's raw verbs) and leave a result folder with raw fio
+# JSON, one tidy CSV, gnuplot charts and a Markdown + HTML report.
+#
+# Where it runs: without arguments on a machine with no RDMA device, in the
+# Soft-RoCE VM (it re-runs itself inside); with a local RDMA device, on it;
+# with --server HOST, the server side over ssh. Details: docs/matrix.md.
+set -euo pipefail
+
+PROG=${0##*/}
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+MATRIX_PY=$ROOT/scripts/matrix/matrix.py
+# shellcheck source=scripts/matrix/lib.sh
+. "$ROOT/scripts/matrix/lib.sh"
+
+PRESET=default
+REPEATS='' RUNTIME='' RAMP=''
+OUT=
+SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
+SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
+RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
+DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL=
+PLAN_ARGS=()
+# seconds each run costs besides its runtime + ramp (process start-up, connection)
+OVERHEAD_HW=1 OVERHEAD_VM=3
+
+usage() {
+	cat <<EOF
+Usage: $PROG [OPTIONS]            measure, into a new result folder
+       $PROG compare DIR_A DIR_B [OUT]   draw two result folders together
+
+Sweeps block size x queue depth x persistency method with the rpma-fio engines
+and perftest, N runs per point, and writes raw JSON, results.csv, charts and
+report.md / report.html (default folder build/matrix/<date-time>).
+
+Presets (the sweep; every option below overrides its part):
+  --quick              1 run per point, 1 s runs, 25 points: a smoke test (~2-3 min in the VM)
+  (default)            3 runs per point, 2 s runs + 1 s ramp, 37 points (~10-12 min in the VM)
+  --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
+
+The sweep:
+  --methods LIST       of apm,gpspm-busy,gpspm-sleep,noflush,raw (default: all)
+  --rw LIST            write,read (default both)
+  --lat-bs LIST        latency sweep (iodepth 1, sync) block sizes, e.g. 256,4k,64k
+  --bw-bs LIST         bandwidth sweep block sizes (at --bw-qd)
+  --read-bs LIST       block sizes of the read sweeps
+  --qd LIST            depth sweep at 4 KiB, e.g. 1,4,16,64
+  --bw-qd N            iodepth of the bandwidth sweep (default 16)
+  --mix                add a mixed 70/30 read/write point (4 KiB, --bw-qd)
+  --jobs LIST          numjobs points (4 KiB writes at --bw-qd), e.g. 1,2,4
+  --repeats N          runs per point (median, min, max)
+  --runtime S          seconds of each measured run
+  --ramp S             seconds of warm-up before each run
+
+Where:
+  --server HOST        start the server side on HOST over ssh (key-based, BatchMode)
+  --remote-dir DIR     the project's folder on HOST (default: $ROOT)
+  --server-ip ADDR     the server's RDMA address (default with --server: HOST;
+                       with a local RDMA device: required; in the VM: 192.168.77.1)
+  --rdma-dev DEV       the RDMA device for perftest (default: its first)
+  --vm-kernel V        the Soft-RoCE VM's kernel: 6.1 (default) or 6.12
+  --port N             first TCP port used (default $PORT_BASE; one per run)
+
+Server memory:
+  --mem malloc|PATH    DRAM (default), a device-DAX path (/dev/dax0.0) or a file on fsdax
+  --mem-size SIZE      per server job (default $SERVER_SIZE; device DAX: a multiple of 2m)
+  --direct-write       the server advertises direct write to PMem (DDIO off / eADR):
+                       APM then flushes with the persistent type
+  --pmem               in the VM: use its emulated device DAX (--mem /dev/dax0.0)
+
+Output and control:
+  --out DIR            the result folder (default build/matrix/<date-time>)
+  --dry-run            print the plan and its estimated duration, run nothing
+  -h, --help           this help
+
+Needs: fio, jq, gnuplot, python3, perftest, and the engines (make engines).
+Ctrl-C stops cleanly: servers and the VM are torn down, the partial results
+are kept and the report says PARTIAL.
+EOF
+}
+
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 2
+}
+
+need_value() {
+	if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--quick) PRESET=quick ;;
+		--full) PRESET=full ;;
+		--methods|--lat-bs|--bw-bs|--read-bs|--qd|--bw-qd|--jobs)
+			need_value "$@"; PLAN_ARGS+=("$1" "$2"); shift ;;
+		--rw) need_value "$@"; PLAN_ARGS+=(--rws "$2"); shift ;;
+		--mix) PLAN_ARGS+=(--mix) ;;
+		--repeats) need_value "$@"; REPEATS=$2; shift ;;
+		--runtime) need_value "$@"; RUNTIME=$2; shift ;;
+		--ramp) need_value "$@"; RAMP=$2; shift ;;
+		--server) need_value "$@"; SSH_HOST=$2; shift ;;
+		--remote-dir) need_value "$@"; REMOTE_DIR=$2; shift ;;
+		--server-ip) need_value "$@"; SERVER_IP=$2; shift ;;
+		--rdma-dev) need_value "$@"; RDMA_DEV=$2; shift ;;
+		--vm-kernel) need_value "$@"; VM_KERNEL=$2; shift ;;
+		--port) need_value "$@"; PORT_BASE=$2; shift ;;
+		--mem) need_value "$@"; SERVER_MEM=$2; shift ;;
+		--mem-size) need_value "$@"; SERVER_SIZE=$2; shift ;;
+		--direct-write) DIRECT_WRITE=1 ;;
+		--pmem) VM_PMEM=1 ;;
+		--out) need_value "$@"; OUT=$2; shift ;;
+		--dry-run) DRY_RUN=1 ;;
+		--in-vm) IN_VM=1 ;;
+		-h|--help) usage; exit 0 ;;
+		*) die "unknown option '$1' (see --help)" ;;
+		esac
+		shift
+	done
+	local defaults
+	defaults=$(python3 "$MATRIX_PY" plan --preset "$PRESET" --defaults)
+	local k v
+	for kv in $defaults; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in
+		repeats) REPEATS=${REPEATS:-$v} ;;
+		runtime) RUNTIME=${RUNTIME:-$v} ;;
+		ramp) RAMP=${RAMP:-$v} ;;
+		esac
+	done
+	[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || die "--repeats: '$REPEATS' is not a positive number"
+	[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--runtime: '$RUNTIME' is not a whole number of seconds"
+	[[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: '$RAMP' is not a whole number of seconds"
+	if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] || [ "$PORT_BASE" -gt 60000 ]; then
+		die "--port: '$PORT_BASE' is not a port in 1024..60000"
+	fi
+	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
+	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
+	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
+}
+
+check_tools() {
+	local t
+	for t in fio jq gnuplot python3; do
+		command -v "$t" >/dev/null || die "$t is missing: run scripts/deps.sh"
+	done
+	if grep -q raw <<<"$(plan_methods)"; then
+		for t in ib_write_lat ib_read_lat ib_write_bw; do
+			command -v "$t" >/dev/null || die "$t is missing (package perftest): run scripts/deps.sh"
+		done
+	fi
+	for t in build/librpma_apm.so build/librpma_gpspm.so; do
+		[ -f "$ROOT/$t" ] || die "$t is missing: run make engines"
+	done
+}
+
+plan_methods() {
+	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" | awk -F'\t' 'NR > 1 { print $2 }' | sort -u
+}
+
+has_rdma_device() {
+	compgen -G '/sys/class/infiniband/*' >/dev/null
+}
+
+# The plan, and how long it takes: runs x (runtime + ramp + start-up)
+dry_run() {
+	local plan overhead=$OVERHEAD_HW n
+	plan=$(python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}")
+	has_rdma_device || overhead=$OVERHEAD_VM
+	n=$(($(wc -l <<<"$plan") - 1))
+	column -t -s $'\t' <<<"$plan"
+	local secs=$((n * REPEATS * (RUNTIME + RAMP + overhead)))
+	echo
+	echo "$n points x $REPEATS runs, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up):" \
+		"about $((secs / 60)) min $((secs % 60)) s"
+}
+
+# ---- measuring (here, or inside the VM) ----
+
+write_options() {
+	python3 -c 'import json, sys; print(json.dumps(dict(zip(sys.argv[1::2], sys.argv[2::2])), indent=1))' \
+		preset "$PRESET" repeats "$REPEATS" runtime "$RUNTIME" ramp "$RAMP" \
+		server_ip "$SERVER_IP" server_host "${SSH_HOST:-local}" server_mem "$SERVER_MEM" \
+		server_size "$SERVER_SIZE" direct_write_to_pmem "$DIRECT_WRITE" \
+		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" \
+		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
+}
+
+fmt_secs() {
+	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+}
+
+on_interrupt() {
+	trap - INT TERM
+	echo >&2
+	echo "$PROG: interrupted: stopping the server and client, keeping the partial results" >&2
+	stop_client
+	stop_server
+	echo "partial (interrupted)" >"$OUT/status"
+	# in the VM the host builds the report once the VM is down
+	[ "$IN_VM" = 1 ] || build_report
+	exit 130
+}
+
+measure() {
+	mkdir -p "$OUT/runs"
+	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" >"$OUT/plan.tsv"
+	echo "partial (running)" >"$OUT/status"
+	write_options
+	capture_env >"$OUT/env.json"
+	trap on_interrupt INT TERM
+	local n total k=0 port=$PORT_BASE start failed=0
+	n=$(($(wc -l <"$OUT/plan.tsv") - 1))
+	total=$((n * REPEATS))
+	start=$(date +%s)
+	local id method workload rw bs qd sync nj r
+	while IFS=$'\t' read -r -u 3 id method workload rw bs qd sync nj; do
+		[ "$id" != id ] || continue # the header
+		for ((r = 1; r <= REPEATS; r++)); do
+			k=$((k + 1))
+			port=$((port + nj))
+			local elapsed eta=""
+			elapsed=$(($(date +%s) - start))
+			[ "$k" -gt 1 ] && eta=" ETA $(fmt_secs $((elapsed * (total - k + 1) / (k - 1))))"
+			printf '[%d/%d] %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s run %d/%d%s\n' \
+				"$k" "$total" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$r" "$REPEATS" "$eta" >&2
+			local stem=$OUT/runs/$id-r$r
+			if [ "$method" = raw ]; then
+				local tool
+				tool=$(raw_tool "$rw" "$sync")
+				run_perftest "$stem" "$tool" "$bs" "$qd" "$port" || failed=$((failed + 1))
+			else
+				run_fio "$stem" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" ||
+					failed=$((failed + 1))
+			fi
+			if [ -e "$stem.failed" ]; then
+				echo "  failed: $(cat "$stem.failed") (logs: $stem.*)" >&2
+				tail -n 3 "$stem".*.log 2>/dev/null | sed 's/^/  | /' >&2
+			fi
+		done
+	done 3<"$OUT/plan.tsv"
+	trap - INT TERM
+	if [ "$failed" -gt 0 ]; then
+		echo "partial ($failed of $total runs failed)" >"$OUT/status"
+	else
+		echo complete >"$OUT/status"
+	fi
+	echo "$PROG: $total runs in $(fmt_secs $(($(date +%s) - start))), $failed failed" >&2
+}
+
+raw_tool() {
+	if [ "$2" = 1 ]; then
+		echo "ib_${1}_lat"
+	else
+		echo "ib_${1}_bw"
+	fi
+}
+
+build_report() {
+	echo "$PROG: building the report" >&2
+	python3 "$MATRIX_PY" build "$OUT" >/dev/null
+	echo
+	sed -n '/^## Summary/,/^## Charts/p' "$OUT/report.md" | sed '1d;$d'
+	echo "status: $(cat "$OUT/status")"
+	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
+}
+
+# Re-run this script in the Soft-RoCE VM; the report is built here afterwards
+# (also after Ctrl-C, from what the VM left).
+run_in_vm() {
+	echo "$PROG: no RDMA device here: running in the Soft-RoCE VM (scripts/softroce-vm)" >&2
+	local vm_args=(-q --timeout 7200) args=(--in-vm --out "$OUT")
+	[ -z "$VM_KERNEL" ] || vm_args+=(--kernel "$VM_KERNEL")
+	[ "$VM_PMEM" = 0 ] || vm_args+=(--pmem)
+	mkdir -p "$OUT"
+	local status=0
+	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
+	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- "$ROOT/scripts/run_matrix.sh" \
+		"${args[@]}" "${ORIG_ARGS[@]}" || status=$?
+	trap - INT TERM
+	[ -e "$OUT/status" ] || echo "partial (the VM run failed with status $status)" >"$OUT/status"
+	grep -q '^complete' "$OUT/status" || [ "$status" -eq 0 ] ||
+		echo "partial (the VM run ended with status $status)" >"$OUT/status"
+	if [ -e "$OUT/plan.tsv" ]; then
+		build_report
+	fi
+	return "$status"
+}
+
+main() {
+	if [ "${1:-}" = compare ]; then
+		shift
+		[ $# -ge 2 ] || die "compare needs two result folders: $PROG compare DIR_A DIR_B [OUT]"
+		local out=${3:-$ROOT/build/matrix/compare-$(date +%Y%m%d-%H%M%S)}
+		python3 "$MATRIX_PY" compare "$1" "$2" "$out"
+		return
+	fi
+	ORIG_ARGS=("$@")
+	parse_args "$@"
+	cd "$ROOT"
+	check_tools
+	if [ "$DRY_RUN" = 1 ]; then
+		dry_run
+		return
+	fi
+	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/$(date +%Y%m%d-%H%M%S)
+	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+	if [ "$IN_VM" = 0 ] && [ -e "$OUT/plan.tsv" ]; then
+		die "--out: '$OUT' already holds results: give a new folder"
+	fi
+	if [ "$IN_VM" = 1 ]; then
+		SERVER_IP=${RPMA_TEST_ADDR:?not inside the Soft-RoCE VM}
+		measure
+		return
+	fi
+	if [ -n "$SSH_HOST" ]; then
+		SERVER_IP=${SERVER_IP:-$SSH_HOST}
+		ssh -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" true ||
+			die "cannot ssh to '$SSH_HOST' without a password (key-based, BatchMode=yes)"
+	elif [ -z "$SERVER_IP" ]; then
+		has_rdma_device || { run_in_vm; return; }
+		die "this machine has an RDMA device: give its address with --server-ip"
+	fi
+	mkdir -p "$OUT"
+	measure
+	build_report
+}
+
+main "$@"
