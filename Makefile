@@ -1,8 +1,11 @@
 # rpma-fio -- top-level build (plain GNU make).
 #
 #   make                 build/librpma.a (PIC) and build/librpma.so
-#   make test            every test: unit tests (plain, ASan+UBSan, coverage gate), then
-#                        end to end in the Soft-RoCE VM
+#   make test            every test: unit tests (plain, ASan+UBSan, coverage gate), man
+#                        pages, the matrix report builder, lint, brief fuzzing, then end to
+#                        end in the Soft-RoCE VM (with interop and faults) and a --quick matrix
+#   make man / fuzz / lint / peer / bench / test-matrix / test-interop / test-faults:
+#                        see mk/*.mk
 #   make test-unit       the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
 #   make test-e2e        the end-to-end suite in the VM (E2E_KERNELS="6.1 6.12")
 #   make coverage        unit tests with gcov, then line coverage of librpma/src (>= 90%)
@@ -149,7 +152,8 @@ test-e2e: all examples
 test-unit-san:
 	$(MAKE) SANITIZE=1 test-unit
 
-test: test-unit test-unit-san coverage test-e2e
+# host-side checks first (fast), then everything in the VM
+test: test-unit test-unit-san coverage test-man test-matrix lint fuzz-brief test-e2e test-matrix-vm
 
 COVERAGE_MIN ?= 90
 

@@ -111,6 +111,7 @@ static const struct rpmafio_engine apm = {
 	.server = {
 		/* nothing to do while the client writes and reads on its own */
 		.queue = rpmafio_serve_until_disconnect,
+		.remote_flush = true,
 	},
 };
 

@@ -139,7 +139,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[], struct buf
 	}
 	if (example_accept(&req, NULL, &conn))
 		goto out;
-	rpma_ep_shutdown(&ep); /* no more connections to take */
+	example_ep_shutdown(&ep); /* no more connections to take */
 	if ((ret = rpma_conn_get_cq(conn, &cq))) {
 		example_fail("rpma_conn_get_cq", ret);
 		goto out;
@@ -158,7 +158,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[], struct buf
 		FIRST + COUNT - 1);
 	failed = 0;
 out:
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	if (conn && example_wait_disconnect(&conn))
 		failed = -1;
 	return failed;

@@ -136,7 +136,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[])
 	}
 	if (example_accept(&req, &pdata, &conn))
 		goto out;
-	rpma_ep_shutdown(&ep); /* no more connections to take */
+	example_ep_shutdown(&ep); /* no more connections to take */
 	if ((ret = rpma_conn_get_cq(conn, &cq))) {
 		example_fail("rpma_conn_get_cq", ret);
 		goto out;
@@ -151,7 +151,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[])
 	}
 	failed = example_expect_completion(cq, IBV_WC_SEND, NULL);
 out:
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	if (conn && example_wait_disconnect(&conn))
 		failed = -1;
 	rpma_mr_dereg(&region_mr);

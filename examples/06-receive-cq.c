@@ -91,7 +91,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[], struct buf
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
-	struct rpma_cq *cq, *rcq;
+	struct rpma_cq *cq = NULL, *rcq = NULL;
 	int fd, ret, failed = -1;
 
 	if (make_cfg(false, &cfg) ||
@@ -109,7 +109,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[], struct buf
 	}
 	if (example_accept(&req, NULL, &conn) || get_cqs(conn, &cq, &rcq))
 		goto out;
-	rpma_ep_shutdown(&ep); /* no more connections to take */
+	example_ep_shutdown(&ep); /* no more connections to take */
 	if ((ret = rpma_conn_get_compl_fd(conn, &fd)) != RPMA_E_NOT_SHARED_CHNL) {
 		fprintf(stderr, "example: rpma_conn_get_compl_fd() did not say the channel is not "
 			"shared (%d)\n", ret);
@@ -136,7 +136,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[], struct buf
 	printf("server: %d receives completed on the RCQ, %d sends on the CQ\n", ROUNDS, ROUNDS);
 	failed = 0;
 out:
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	if (conn && example_wait_disconnect(&conn))
 		failed = -1;
 	rpma_conn_cfg_delete(&cfg);
@@ -195,7 +195,7 @@ static int run_client(struct rpma_peer *peer, char *argv[], struct buffers *b)
 {
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn *conn = NULL;
-	struct rpma_cq *cq, *rcq;
+	struct rpma_cq *cq = NULL, *rcq = NULL;
 	int ret, failed = -1;
 
 	if (make_cfg(true, &cfg) ||

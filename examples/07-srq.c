@@ -87,7 +87,7 @@ static int accept_clients(struct rpma_peer *peer, int argc, char *argv[],
 	}
 	failed = 0;
 out:
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	return failed;
 }
 

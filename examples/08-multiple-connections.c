@@ -307,7 +307,7 @@ out:
 			rpma_conn_disconnect(s.slots[i].conn);
 			rpma_conn_delete(&s.slots[i].conn);
 		}
-	rpma_ep_shutdown(&s.ep);
+	example_ep_shutdown(&s.ep);
 	rpma_mr_dereg(&s.done_mr);
 	rpma_mr_dereg(&s.mem_mr);
 	close(s.epfd);

@@ -48,7 +48,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[])
 	printf("server: rejected the request\n");
 	failed = asked ? 0 : -1;
 out:
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	return failed;
 }
 

@@ -17,7 +17,7 @@ BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-de
 VM_PKGS=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
-TOOL_PKGS=(valgrind clang gnuplot-nox jq)
+TOOL_PKGS=(valgrind clang gnuplot-nox jq python3 man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy)
 SOURCES_FILE=/etc/apt/sources.list.d/rpma-fio.sources
 
 usage() {

@@ -147,10 +147,15 @@ static int server_init(struct rpmafio_job *job)
 	if (job->eng->server.conn_cfg && job->eng->server.conn_cfg(job, cfg))
 		goto out;
 
-	/* least access: the client writes to it, and reads from it (reads, emulated flushes) */
-	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
-		(job->o->direct_write_to_pmem ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
-			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	/*
+	 * least access: the client writes to it and reads from it (rw=read jobs);
+	 * only a client that flushes it itself (APM) gets a flush type, which
+	 * also lets it read (the emulated flush is a read)
+	 */
+	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC;
+	if (job->eng->server.remote_flush)
+		usage |= job->o->direct_write_to_pmem ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
 	if (rpmafio_server_register(job, usage) || rpmafio_server_listen(job) ||
 			rpmafio_server_accept(job, cfg))
 		goto out;

@@ -136,6 +136,12 @@ struct rpmafio_engine {
 		/* the job's I/O: serve until the client disconnects (see rpmafio_serve_until_disconnect) */
 		enum fio_q_status (*queue)(struct rpmafio_job *job, struct io_u *io_u);
 		void (*cleanup)(struct rpmafio_job *job);
+		/*
+		 * the client flushes the workspace itself (APM): the registration
+		 * then carries a flush type; otherwise (GPSPM) the client may only
+		 * write to it and read from it
+		 */
+		bool remote_flush;
 	} server;
 };
 
@@ -197,11 +203,11 @@ enum fio_q_status rpmafio_serve_until_disconnect(struct rpmafio_job *job, struct
 /* the exported symbol fio looks up with dlsym() */
 #define RPMAFIO_IOENGINE_OPS(engine_name, init_fn)				\
 	__attribute__((visibility("default"))) struct ioengine_ops ioengine = {	\
-		.name = engine_name,						\
+		.name = (engine_name),						\
 		.version = FIO_IOOPS_VERSION,					\
 		.flags = RPMAFIO_ENGINE_FLAGS,					\
 		.setup = rpmafio_setup,						\
-		.init = init_fn,						\
+		.init = (init_fn),						\
 		.post_init = rpmafio_post_init,					\
 		.queue = rpmafio_queue,						\
 		.commit = rpmafio_commit,					\

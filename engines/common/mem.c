@@ -59,7 +59,7 @@ static void source_close(struct source *s)
 
 int rpmafio_mem_source_size(const char *path, size_t *size, char *err, size_t errlen)
 {
-	struct source s;
+	struct source s = {0};
 	if (source_open(path, &s, err, errlen))
 		return -1;
 	int ret = 0;
@@ -89,7 +89,7 @@ int rpmafio_mem_map(const char *path, size_t size, size_t offset, struct rpmafio
 	if (path == NULL || strcmp(path, RPMAFIO_MEM_DRAM) == 0)
 		return map_dram(size, mem, err, errlen);
 
-	struct source s;
+	struct source s = {0};
 	struct pmem2_config *cfg = NULL;
 	struct pmem2_map *map = NULL;
 	size_t src_size = 0, align = 0;

@@ -174,7 +174,7 @@ int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_
 		char *err, size_t errlen)
 {
 	char why[RPMAFIO_ERR_LEN];
-	unsigned port;
+	unsigned port = 0;
 
 	if (v->serverip == NULL || *v->serverip == '\0')
 		return rpmafio_errf(err, errlen, "serverip= is not set: give %s",

@@ -52,6 +52,14 @@ static int touch(const char *path)
 	return 0;
 }
 
+void example_ep_shutdown(struct rpma_ep **ep_ptr)
+{
+	/* a failed shutdown leaves the endpoint whole: one more try, then report it */
+	int ret = rpma_ep_shutdown(ep_ptr);
+	if (ret && (ret = rpma_ep_shutdown(ep_ptr)))
+		example_fail("rpma_ep_shutdown", ret);
+}
+
 int example_listen(struct rpma_peer *peer, const char *addr, const char *port,
 		const char *ready_file, struct rpma_ep **ep_ptr)
 {
@@ -59,7 +67,7 @@ int example_listen(struct rpma_peer *peer, const char *addr, const char *port,
 	if (ret)
 		return example_fail("rpma_ep_listen", ret);
 	if (ready_file && touch(ready_file)) {
-		rpma_ep_shutdown(ep_ptr);
+		example_ep_shutdown(ep_ptr);
 		return -1;
 	}
 	printf("server: listening on %s:%s\n", addr, port);
@@ -101,7 +109,7 @@ int example_server_accept(struct rpma_peer *peer, const char *addr, const char *
 	if (example_listen(peer, addr, port, ready_file, &ep))
 		return -1;
 	int failed = example_next_request(ep, cfg, &req) || example_accept(&req, pdata, conn_ptr);
-	rpma_ep_shutdown(&ep);
+	example_ep_shutdown(&ep);
 	return failed ? -1 : 0;
 }
 

@@ -27,6 +27,9 @@ int example_wait_readable(int fd, const char *what);
  * NULL) once listening; wait for the next connection request; accept it
  * (consuming *req_ptr) with pdata and wait until it is established.
  */
+/* rpma_ep_shutdown(), retried once when it fails (the endpoint then stays whole) */
+void example_ep_shutdown(struct rpma_ep **ep_ptr);
+
 int example_listen(struct rpma_peer *peer, const char *addr, const char *port,
 		const char *ready_file, struct rpma_ep **ep_ptr);
 int example_next_request(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,

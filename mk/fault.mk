@@ -1,0 +1,22 @@
+# mk/fault.mk -- provider fault injection (tests/fault/libfault.c, see its header).
+#
+#   make fault-shim     build/fault/libfault.so: LD_PRELOAD it, set RPMAFIO_FAULT_AT=N
+#   make test-faults    tests/e2e/faults.sh, engine_faults.sh and valgrind_engines.sh
+#                       in the Soft-RoCE VM (one boot; about 12 minutes)
+
+FAULT_SHIM := $(BUILD)/fault/libfault.so
+
+$(FAULT_SHIM): tests/fault/libfault.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+
+fault-shim: $(FAULT_SHIM)
+
+test-faults: all examples engines $(FAULT_SHIM)
+	@# one VM at a time on a shared machine
+	flock /tmp/rpma-vm.lock $(VM) run --pmem --timeout 1200 -q -- tests/fault/all.sh
+
+# tests/e2e/run.sh runs the fault suites too
+test-e2e: $(FAULT_SHIM)
+
+.PHONY: fault-shim test-faults
