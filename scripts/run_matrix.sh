@@ -303,11 +303,13 @@ main() {
 	ORIG_ARGS=("$@")
 	parse_args "$@"
 	cd "$ROOT"
-	check_tools
+	# a dry run only prints the plan: it needs neither the engines nor the tools
 	if [ "$DRY_RUN" = 1 ]; then
+		command -v python3 >/dev/null || die "python3 is missing: run scripts/deps.sh"
 		dry_run
 		return
 	fi
+	check_tools
 	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/$(date +%Y%m%d-%H%M%S)
 	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 	if [ "$IN_VM" = 0 ] && [ -e "$OUT/plan.tsv" ]; then
