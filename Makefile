@@ -140,12 +140,14 @@ test-unit: $(UNIT_BINS) $(BUILD)/compile/api_c99
 # End to end over real Soft-RoCE in the VM: one boot per kernel for the whole suite.
 # 6.1's rxe lacks native ATOMIC WRITE, 6.12's has it: both paths are exercised.
 E2E_KERNELS ?= 6.1 6.12
+# the whole boot, all suites (~35 min under TCG on 6.1); each step has its own shorter timeout
+E2E_TIMEOUT ?= 3600
 VM := scripts/softroce-vm
 
 test-e2e: all examples
 	@for k in $(E2E_KERNELS); do \
 		echo "== e2e on kernel $$k =="; \
-		$(VM) run --kernel $$k --pmem --timeout 900 -q -- tests/e2e/run.sh || exit 1; \
+		$(VM) run --kernel $$k --pmem --timeout $(E2E_TIMEOUT) -q -- tests/e2e/run.sh || exit 1; \
 	done
 
 # Unit tests also under ASan+UBSan, and the coverage gate (>= COVERAGE_MIN % of lines).

@@ -76,19 +76,25 @@ expect_failure() {
 	echo "  $(basename "$log" .log) failed as expected after $((SECONDS - t0)) s: $(grep -Em1 "$regex" "$log" | cut -c1-200)"
 }
 
-# end_server [EXPECTED_RC]: the server must end within 30 s (with EXPECTED_RC when given)
-end_server() {
-	local want=${1:-} rc=0 waited=0
-	while kill -0 "$E2E_SPID" 2>/dev/null && [ "$waited" -lt 300 ]; do
+# server_gone SECONDS WHEN: wait for the server to end; after SECONDS it is
+# killed and the test told "the server still runs SECONDS s WHEN"
+server_gone() {
+	local limit=$1 when=$2 waited=0
+	while kill -0 "$E2E_SPID" 2>/dev/null && [ "$waited" -lt $((limit * 10)) ]; do
 		sleep 0.1
 		waited=$((waited + 1))
 	done
-	if kill -0 "$E2E_SPID" 2>/dev/null; then
-		echo "  the server still runs 30 s later" >>"$E2E_DIR/why"
-		kill -KILL "$E2E_SPID" 2>/dev/null
-		wait "$E2E_SPID" 2>/dev/null
-		return 1
-	fi
+	kill -0 "$E2E_SPID" 2>/dev/null || return 0
+	echo "  the server still runs $limit s $when" >>"$E2E_DIR/why"
+	kill -KILL "$E2E_SPID" 2>/dev/null
+	wait "$E2E_SPID" 2>/dev/null
+	return 1
+}
+
+# end_server [EXPECTED_RC]: the server must end within 30 s (with EXPECTED_RC when given)
+end_server() {
+	local want=${1:-} rc=0
+	server_gone 30 later || return 1
 	wait "$E2E_SPID" || rc=$?
 	if [ -n "$want" ] && [ "$rc" -ne "$want" ]; then
 		echo "  the server exited with $rc (expected $want)" >>"$E2E_DIR/why"
@@ -99,18 +105,9 @@ end_server() {
 # stop_server REGEX: SIGTERM the server's fio (the child of its `timeout`); it must
 # end within 10 s, not killed, its output matching REGEX
 stop_server() {
-	local regex=$1 rc=0 waited=0
+	local regex=$1 rc=0
 	pkill -TERM -P "$E2E_SPID"
-	while kill -0 "$E2E_SPID" 2>/dev/null && [ "$waited" -lt 100 ]; do
-		sleep 0.1
-		waited=$((waited + 1))
-	done
-	if kill -0 "$E2E_SPID" 2>/dev/null; then
-		echo "  the server still runs 10 s after SIGTERM" >>"$E2E_DIR/why"
-		kill -KILL "$E2E_SPID" 2>/dev/null
-		wait "$E2E_SPID" 2>/dev/null
-		return 1
-	fi
+	server_gone 10 "after SIGTERM" || return 1
 	wait "$E2E_SPID" || rc=$?
 	if [ "$rc" -eq 124 ] || [ "$rc" -gt 128 ]; then
 		echo "  the server ended with $rc after SIGTERM" >>"$E2E_DIR/why"

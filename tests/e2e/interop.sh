@@ -130,7 +130,7 @@ ip_memory_holds() {
 	local mem=$1 pattern=$2 size=$3 engine=psync
 	[ -c "$mem" ] && engine=dev-dax
 	local checker=(fio --name=check --ioengine="$engine" --filename="$mem" --rw=write --bs=2m
-		--size="$size" --verify=pattern --verify_only)
+		--size="$size" --verify=pattern --verify_only --verify_state_save=0)
 	if ! timeout "$E2E_STEP_TIMEOUT" "${checker[@]}" --verify_pattern="$pattern" \
 		>"$E2E_DIR/client-check.log" 2>&1; then
 		echo "  $mem does not hold the pattern $pattern the client wrote" >>"$E2E_DIR/why"
@@ -167,7 +167,7 @@ ip_test() {
 	local extra=() pattern=
 	if [ "$check" = pattern ]; then
 		pattern=$(printf '0x%08x' $(((RANDOM << 17 ^ RANDOM << 2 ^ RANDOM) & 0x7fffffff | 0x01010101)))
-		extra=(--verify=pattern --verify_pattern="$pattern" --do_verify=0)
+		extra=(--verify=pattern --verify_pattern="$pattern" --do_verify=0 --verify_state_save=0)
 	else
 		extra=(--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
 	fi

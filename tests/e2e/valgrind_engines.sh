@@ -30,19 +30,36 @@ SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/fault/fio.supp
 MEMCHECK=(valgrind --error-exitcode=99 "${SUPP[@]}" --leak-check=full
 	--show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible)
 
-# fio_pair_vg NAME METHOD: a 2 s randwrite, both sides under memcheck
-fio_pair_vg() {
-	local name=$1 m=$2 status=0 rc=0
+# vg_server NAME METHOD RUNTIME: a new test folder and port, the server under
+# memcheck in the background (pid in VG_SPID); fails when it does not listen
+vg_server() {
+	local name=$1 m=$2 runtime=$3
 	E2E_PORT=$((E2E_PORT + 4))
 	E2E_DIR=$E2E_TMP/$name
 	mkdir -p "$E2E_DIR"
 	E2E_SERVER=("${MEMCHECK[@]}" fio "jobs/$m-server.fio")
-	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME=2s \
+	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME="$runtime" \
 		"${MEMCHECK[@]}" fio "jobs/$m-server.fio" >"$E2E_DIR/server.log" 2>&1 &
-	local spid=$!
-	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
-		echo "  the server did not listen" >>"$E2E_DIR/why"
-		kill -KILL "$spid" 2>/dev/null
+	VG_SPID=$!
+	e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" && return 0
+	echo "  the server did not listen" >>"$E2E_DIR/why"
+	kill -KILL "$VG_SPID" 2>/dev/null
+	return 1
+}
+
+# vg_server_end NAME STATUS: the server must exit 0 (memcheck clean, not hung)
+vg_server_end() {
+	local name=$1 status=$2 rc=0
+	wait "$VG_SPID" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "  the server exited with $rc (99: valgrind found something, 124: it hung)" >>"$E2E_DIR/why"; status=1; }
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+}
+
+# fio_pair_vg NAME METHOD: a 2 s randwrite, both sides under memcheck
+fio_pair_vg() {
+	local name=$1 m=$2 status=0 rc=0
+	if ! vg_server "$name" "$m" 2s; then
 		status=1
 	else
 		timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME=2s \
@@ -51,26 +68,13 @@ fio_pair_vg() {
 		[ "$rc" -eq 0 ] || { echo "  the client exited with $rc (99: valgrind found something)" >>"$E2E_DIR/why"; status=1; }
 		grep -q 'write: IOPS=' "$E2E_DIR/client.log" || { echo "  the client did no I/O" >>"$E2E_DIR/why"; status=1; }
 	fi
-	rc=0
-	wait "$spid" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "  the server exited with $rc (99: valgrind found something)" >>"$E2E_DIR/why"; status=1; }
-	e2e_result "$name" "$status"
-	e2e_show_logs_if "$status"
+	vg_server_end "$name" "$status"
 }
 
 # client_killed_vg NAME METHOD: the server (under memcheck) loses its client to SIGKILL
 client_killed_vg() {
-	local name=$1 m=$2 status=0 rc=0
-	E2E_PORT=$((E2E_PORT + 4))
-	E2E_DIR=$E2E_TMP/$name
-	mkdir -p "$E2E_DIR"
-	E2E_SERVER=("${MEMCHECK[@]}" fio "jobs/$m-server.fio")
-	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME=60s \
-		"${MEMCHECK[@]}" fio "jobs/$m-server.fio" >"$E2E_DIR/server.log" 2>&1 &
-	local spid=$!
-	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
-		echo "  the server did not listen" >>"$E2E_DIR/why"
-		kill -KILL "$spid" 2>/dev/null
+	local name=$1 m=$2 status=0
+	if ! vg_server "$name" "$m" 60s; then
 		status=1
 	else
 		env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME=60s CONNECT_TIMEOUT=20000 \
@@ -82,10 +86,7 @@ client_killed_vg() {
 		wait "$cpid" 2>/dev/null
 		echo "  killed the client with SIGKILL" >>"$E2E_DIR/why"
 	fi
-	wait "$spid" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "  the server exited with $rc (99: valgrind found something, 124: it hung)" >>"$E2E_DIR/why"; status=1; }
-	e2e_result "$name" "$status"
-	e2e_show_logs_if "$status"
+	vg_server_end "$name" "$status"
 }
 
 start=$SECONDS
