@@ -53,7 +53,7 @@ if [ -f build/librpma.so ]; then
 	cat "$tmp/exported" >>"$tmp/functions"
 	sort -u -o "$tmp/functions" "$tmp/functions"
 else
-	echo "note: build/librpma.so not built: checking the header's functions only"
+	fail "build/librpma.so is missing (make test-man builds it)"
 fi
 
 missing=$(while read -r f; do [ -f "$MAN_DIR/man3/$f.3" ] || echo "$f"; done <"$tmp/functions")
