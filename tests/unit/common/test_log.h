@@ -9,4 +9,9 @@
 void test_log_quiet(enum rpma_log_level level, const char *file_name, const int line_no,
 		const char *function_name, const char *message_format, ...);
 
+/* The usual cmocka fixture pair: a fresh fake provider and a quiet log; at the end
+ * no fake object may be left alive and the default log function is back. */
+int test_setup_quiet(void **state);
+int test_teardown_no_leaks(void **state);
+
 #endif /* TEST_LOG_H */

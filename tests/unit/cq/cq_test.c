@@ -13,19 +13,9 @@
 #include "fake_provider.h"
 #include "test_log.h"
 
-static int setup(void **state)
-{
-	(void)state;
-	fake_reset();
-	return rpma_log_set_function(test_log_quiet);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(fake_live_objects(), 0);
-	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
-}
+/* fixtures: tests/unit/common/test_log.h */
+#define setup test_setup_quiet
+#define teardown test_teardown_no_leaks
 
 static struct rpma_cq *cq_new_ok(struct ibv_comp_channel *shared)
 {

@@ -168,19 +168,9 @@ static void decode_untrusted(void **state)
 	assert_int_equal(rpmafio_ws_decode(golden, 2, &ws, NULL, 0), -1);
 }
 
-static int setup(void **state)
-{
-	(void)state;
-	fake_reset();
-	return rpma_log_set_function(test_log_quiet);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(fake_live_objects(), 0);
-	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
-}
+/* fixtures: tests/unit/common/test_log.h */
+#define setup test_setup_quiet
+#define teardown test_teardown_no_leaks
 
 /* server: register, describe, encode; client: decode, rpma_mr_remote_from_descriptor */
 static void round_trip_librpma(void **state)

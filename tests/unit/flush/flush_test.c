@@ -20,19 +20,9 @@
 #define RKEY 0x99
 #define CTX ((const void *)0xf1f1)
 
-static int setup(void **state)
-{
-	(void)state;
-	fake_reset();
-	return rpma_log_set_function(test_log_quiet);
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(fake_live_objects(), 0);
-	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
-}
+/* fixtures: tests/unit/common/test_log.h */
+#define setup test_setup_quiet
+#define teardown test_teardown_no_leaks
 
 static struct rpma_peer *peer_new_ok(void)
 {
