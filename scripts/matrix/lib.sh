@@ -183,7 +183,7 @@ print(json.dumps({
     "server memory": "$SERVER_MEM",
     "direct_write_to_pmem": "$DIRECT_WRITE",
     "DDIO": "$(ddio_state)",
-    "in Soft-RoCE VM": "$([ -n "${RPMA_TEST_ADDR:-}" ] && echo yes || echo no)",
+    "in Soft-RoCE VM": "$([ -n "${RPMA_TEST_ADDR:-}" ] && echo "yes, accelerator ${SOFTROCE_VM_ACCEL:-unknown}" || echo no)",
 }, indent=1))
 EOF
 }

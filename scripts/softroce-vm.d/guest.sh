@@ -11,7 +11,7 @@
 # stdout/stderr files, which the host streams to the caller.
 #
 # Inputs (all written by the host into /run/softroce-vm):
-#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX QUIET
+#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX QUIET ACCEL
 #   env     `export NAME=VALUE` lines from --env
 #   argv    CMD=( COMMAND... )
 
@@ -88,6 +88,8 @@ main() {
 	setup_rxe
 	[[ $PMEM == 1 ]] && setup_pmem
 	export SOFTROCE_VM=1
+	# the accelerator that runs this guest (kvm or tcg), for reports
+	export SOFTROCE_VM_ACCEL=${ACCEL:-unknown}
 	# shellcheck disable=SC1091
 	source "$RUN/env" || die "cannot read $RUN/env"
 	# shellcheck disable=SC1091
