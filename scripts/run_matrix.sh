@@ -32,6 +32,8 @@ usage() {
 	cat <<EOF
 Usage: $PROG [OPTIONS]            measure, into a new result folder
        $PROG compare DIR_A DIR_B [OUT]   draw two result folders together
+       $PROG report [--out DIR] [METHOD=]FIO_JSON...
+                                  a result folder from fio JSON of the sweep job files
 
 Sweeps block size x queue depth x persistency method with the rpma-fio engines
 and perftest, N runs per point, and writes raw JSON, results.csv, charts and
@@ -76,6 +78,16 @@ Output and control:
   --out DIR            the result folder (default build/matrix/<date-time>)
   --dry-run            print the plan and its estimated duration, run nothing
   -h, --help           this help
+
+report: the sweep job files (jobs/sweep.fio, docs/engines.md) run the points with
+plain fio; give the client's --output-format=json output (one file per engine, or
+several runs of one: they become the runs of each point). Each section becomes a
+point: rw, bs and iodepth from its name (write-bs4k-qd16), sync from its options;
+the method from the engine in the JSON (librpma_apm: apm, or noflush with
+no_flush=1; librpma_gpspm: gpspm-busy, gpspm-sleep if the server's JSON says
+busy_wait_polling=0), or as METHOD= names it (gpspm-sleep=FILE). The server's
+JSON next to the client's NAME.json, as NAME.server.json, adds the server's CPU.
+Default --out: build/matrix/sweep-<date-time>.
 
 Needs: fio, jq, gnuplot, python3, perftest, and the engines (make engines).
 Ctrl-C stops cleanly: servers and the VM are torn down, the partial results
@@ -264,6 +276,11 @@ raw_tool() {
 build_report() {
 	echo "$PROG: building the report" >&2
 	python3 "$MATRIX_PY" build "$OUT" >/dev/null
+	show_summary
+}
+
+# the report's summary table, its status and where it is
+show_summary() {
 	echo
 	sed -n '/^## Summary/,/^## Charts/p' "$OUT/report.md" | sed '1d;$d'
 	echo "status: $(cat "$OUT/status")"
@@ -292,7 +309,36 @@ run_in_vm() {
 	return "$status"
 }
 
+# report [--out DIR] [METHOD=]FIO_JSON...: a result folder from fio JSON of jobs/sweep.fio
+report() {
+	local files=() args=("$@") t
+	while [ $# -gt 0 ]; do
+		case "$1" in
+		--out) need_value "$@"; OUT=$2; shift ;;
+		-h|--help) usage; exit 0 ;;
+		-*) die "report: unknown option '$1' (see --help)" ;;
+		*) files+=("$1") ;;
+		esac
+		shift
+	done
+	[ ${#files[@]} -gt 0 ] ||
+		die "report needs the fio JSON of a sweep: $PROG report [--out DIR] [METHOD=]FIO_JSON..."
+	for t in python3 gnuplot; do
+		command -v "$t" >/dev/null || die "$t is missing: run scripts/deps.sh"
+	done
+	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/sweep-$(date +%Y%m%d-%H%M%S)
+	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+	[ ! -e "$OUT/plan.tsv" ] || die "--out: '$OUT' already holds results: give a new folder"
+	python3 "$MATRIX_PY" report --out "$OUT" --command "$PROG report ${args[*]}" "${files[@]}" >/dev/null
+	show_summary
+}
+
 main() {
+	if [ "${1:-}" = report ]; then
+		shift
+		report "$@"
+		return
+	fi
 	if [ "${1:-}" = compare ]; then
 		shift
 		[ $# -ge 2 ] || die "compare needs two result folders: $PROG compare DIR_A DIR_B [OUT]"

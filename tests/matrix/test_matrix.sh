@@ -4,7 +4,9 @@
 # tests/matrix/test_matrix.sh -- the matrix runner's report builder and compare,
 # on fixture fio JSON and perftest output (host only, no RDMA): golden CSV rows,
 # charts that exist and are not empty, the HTML report self-contained, missing
-# and partial marked, and the noise flag of compare. Also the CLI's checks.
+# and partial marked, and the noise flag of compare. Also the CLI's checks, and
+# the sweep job files: the committed files are the generator's output, their
+# sections pair up, and `run_matrix.sh report` of fixture sweep JSON.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -75,6 +77,87 @@ dry_run_counts() {
 	grep -q '^4 points x 2 runs' <<<"$out" || { echo "$out"; return 1; }
 }
 
+# ---- the sweep job files (jobs/sweep*.fio) and run_matrix.sh report ----
+
+SWEEP=$HERE/fixtures/sweep
+
+section_names() {
+	sed -n 's/^\[\(.*\)\]$/\1/p' "$1" | grep -vx global
+}
+
+# every client section is stonewalled and has a server section of the same name, in
+# the same order (both sides number their jobs, and so their ports, alike)
+sweep_sections_pair() {
+	local client server n
+	client=$(section_names "$ROOT/jobs/sweep.fio")
+	n=$(wc -l <<<"$client")
+	[ "$n" -eq 160 ] || { echo "jobs/sweep.fio has $n sections, not 10 bs x 8 depths x 2"; return 1; }
+	[ "$(grep -cx stonewall "$ROOT/jobs/sweep.fio")" -eq "$n" ] || { echo "a section is not stonewalled"; return 1; }
+	for server in sweep-apm-server.fio sweep-gpspm-server.fio; do
+		diff <(echo "$client") <(section_names "$ROOT/jobs/$server") || { echo "jobs/$server differs"; return 1; }
+		[ "$(grep -cx stonewall "$ROOT/jobs/$server")" -eq "$n" ] || { echo "$server: a section is not stonewalled"; return 1; }
+	done
+	grep -q '^\[write-bs512-qd1\]$' "$ROOT/jobs/sweep.fio" && grep -q '^\[read-bs256k-qd128\]$' "$ROOT/jobs/sweep.fio"
+}
+
+sweep_sections_listed() {
+	local out
+	out=$("$ROOT/scripts/gen-sweep-jobs.py" --sections 'write-bs4k-*' '*-bs64k-qd1')
+	if [ "$(wc -l <<<"$out")" -ne 10 ] || ! grep -qx -- '--section=write-bs4k-qd128' <<<"$out" ||
+			! grep -qx -- '--section=read-bs64k-qd1' <<<"$out"; then
+		echo "$out"
+		return 1
+	fi
+	if "$ROOT/scripts/gen-sweep-jobs.py" --sections 'nothing-*' 2>/dev/null; then
+		echo "a pattern matching nothing was accepted"
+		return 1
+	fi
+}
+
+sweep_report() {
+	"$ROOT/scripts/run_matrix.sh" report "$@"
+}
+
+# a second run of two sections: runs 2 for the one that ran, the failed one is
+# marked and makes the report PARTIAL
+sweep_repeats_and_failure() {
+	local dir=$1
+	if ! grep -q '^p001,apm,sweep,write,4096,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
+			! grep -q '^p002,apm,sweep,write,4096,16,0,1,fio,1,' "$dir/results.csv" ||
+			[ ! -e "$dir/runs/p002-r2.failed" ] ||
+			! grep -q '^partial (1 of 6 sections failed: write-bs4k-qd16 of ' "$dir/status" ||
+			! grep -q '^\*\*PARTIAL\*\*' "$dir/report.md"; then
+		cat "$dir/results.csv" "$dir/status"
+		return 1
+	fi
+}
+
+sweep_checks() {
+	check "sweep: the job files are the generator's output" "$ROOT/scripts/gen-sweep-jobs.py" --check
+	check "sweep: client and server sections pair up, all stonewalled" sweep_sections_pair
+	check "sweep: --sections lists the matching sections" sweep_sections_listed
+	check "sweep: report of an APM and a GPSPM sweep" sweep_report "$SWEEP/apm.json" \
+		"$SWEEP/gpspm.json" --out "$WORK/sweep"
+	check "sweep: golden CSV (methods from the engines and server JSON)" golden_rows sweep.csv "$WORK/sweep/results.csv"
+	check "sweep: charts" charts_exist "$WORK/sweep" lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write \
+		iops_vs_qd_write lat_vs_bs_read
+	check "sweep: HTML self-contained" html_is_self_contained "$WORK/sweep/report.html"
+	check "sweep: every section in the summary" bash -c "[ \$(grep -Ec '^\| p00[1-8] \| (apm|gpspm-sleep) \| .* \| 1 \| [0-9]+ \[' '$WORK/sweep/report.md') -eq 8 ]"
+	check "sweep: complete (no PARTIAL)" grep -qx complete "$WORK/sweep/status"
+	check "sweep: a second run makes repeats, a failed section PARTIAL" sweep_report \
+		"$SWEEP/apm.json" "$SWEEP/apm-run2.json" --out "$WORK/sweep-2"
+	check "sweep: ... its figures" sweep_repeats_and_failure "$WORK/sweep-2"
+	check "sweep: METHOD= names the method" sweep_report gpspm-busy="$SWEEP/gpspm.json" --out "$WORK/sweep-m"
+	check "sweep: ... in the CSV" grep -q '^p001,gpspm-busy,sweep,write,4096,1,1,' "$WORK/sweep-m/results.csv"
+	check "sweep: not fio's JSON named" cli_fails_with "not-json.txt: not fio's JSON output" report "$SWEEP/not-json.txt" --out "$WORK/x1"
+	check "sweep: a non-sweep job named" cli_fails_with "job 'randwrite' is not a section of the sweep" \
+		report "$SWEEP/randwrite.json" --out "$WORK/x2"
+	check "sweep: a server's JSON refused" cli_fails_with "not the JSON of a client side" report "$SWEEP/apm.server.json" --out "$WORK/x3"
+	check "sweep: a missing file named" cli_fails_with "nothing.json: No such file" report "$SWEEP/nothing.json" --out "$WORK/x4"
+	check "sweep: report needs a file" cli_fails_with "report needs the fio JSON of a sweep" report --out "$WORK/x5"
+	check "sweep: an existing result folder refused" cli_fails_with "already holds results" report "$SWEEP/apm.json" --out "$WORK/sweep"
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -99,6 +182,7 @@ main() {
 	check "CLI: bad size named" cli_fails_with "'4q' is not a size" --lat-bs 4q --dry-run
 	check "CLI: compare needs two folders" cli_fails_with "compare needs two result folders" compare x
 	check "CLI: --dry-run counts the plan" dry_run_counts
+	sweep_checks
 	echo
 	echo "matrix: $PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
