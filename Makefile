@@ -1,23 +1,37 @@
 # rpma-fio -- top-level build (plain GNU make).
 #
 #   make                 build/librpma.a (PIC) and build/librpma.so
-#   make test            every test: unit tests (plain, ASan+UBSan, coverage gate), man
-#                        pages, the matrix report builder, lint, brief fuzzing, then end to
-#                        end in the Soft-RoCE VM (with interop and faults) and a --quick matrix
+#   make test            every test, stage by stage with a timing table at the end: unit
+#                        tests (plain, ASan+UBSan, coverage gate), man pages, the matrix report
+#                        builder, deps.sh, lint, brief fuzzing, the VM's accelerator choice,
+#                        then end to end in the Soft-RoCE VM (with interop, install, faults),
+#                        a --quick matrix and a short sweep (~30 min under TCG on 2 cores)
 #   make man / fuzz / lint / peer / bench / test-matrix / test-interop / test-faults:
 #                        see mk/*.mk
 #   make test-unit       the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
-#   make test-e2e        the end-to-end suite in the VM (E2E_KERNELS="6.1 6.12")
+#   make test-e2e        the end-to-end suite in the VM (E2E_KERNELS="6.1 6.12");
+#                        make test-e2e-6.1: one kernel
 #   make coverage        unit tests with gcov, then line coverage of librpma/src (>= 90%)
-#   make install         PREFIX=/usr/local DESTDIR= : header, libraries, librpma.pc
+#   make install         PREFIX=/usr/local DESTDIR= : header, libraries (librpma.so.0, as
+#                        upstream's), librpma.pc (1.3.0), the fio engines (LIBDIR) and the
+#                        job files (PREFIX/share/rpma-fio: there `fio
+#                        --ioengine=external:librpma_apm.so jobs/write.fio` works as written);
+#                        install-lib: the library only
 #   make clean
+
+# `make` alone builds the library (the probe's rule below would otherwise be the default)
+.DEFAULT_GOAL := all
 
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+DATADIR ?= $(PREFIX)/share/rpma-fio
 DESTDIR ?=
-VERSION := 1.2.0
-SOVERSION := 1
+# the librpma API we implement (upstream's pkg-config version of it) and upstream's
+# SOVERSION and symbol version node (librpma.map): binaries linked against upstream's
+# librpma.so.0 load ours
+VERSION := 1.3.0
+SOVERSION := 0
 
 CC ?= cc
 BUILD := build
@@ -46,7 +60,7 @@ $(PROBE_H): Makefile | $(BUILD)
 # ---- the library ----
 LIB_OBJS := $(LIB_SRCS:librpma/src/%.c=$(BUILD)/obj/%.o)
 
-all: $(BUILD)/librpma.a $(BUILD)/librpma.so
+all: $(BUILD)/librpma.a $(BUILD)/librpma.so $(BUILD)/librpma.so.$(SOVERSION)
 
 $(BUILD):
 	@mkdir -p $@
@@ -62,6 +76,10 @@ $(BUILD)/librpma.a: $(LIB_OBJS)
 $(BUILD)/librpma.so: $(LIB_OBJS) librpma/librpma.map
 	$(CC) -shared -o $@ -Wl,-soname,librpma.so.$(SOVERSION) \
 		-Wl,--version-script=librpma/librpma.map -Wl,--no-undefined $(LIB_OBJS) $(LDLIBS_PROVIDER) -lpthread
+
+# the soname's link: LD_LIBRARY_PATH=build runs a program linked against librpma.so.0 on ours
+$(BUILD)/librpma.so.$(SOVERSION): | $(BUILD)
+	ln -sf librpma.so $@
 
 # ---- unit tests: the library rebuilt with test flags, linked to the fake provider ----
 ifeq ($(SANITIZE),1)
@@ -144,18 +162,32 @@ E2E_KERNELS ?= 6.1 6.12
 E2E_TIMEOUT ?= 3600
 VM := scripts/softroce-vm
 
-test-e2e: all examples
+# what the VM runs, built on the host first (fragments add theirs: engines, peer, ...)
+e2e-build: all examples
+
+test-e2e: e2e-build
 	@for k in $(E2E_KERNELS); do \
 		echo "== e2e on kernel $$k =="; \
 		$(VM) run --kernel $$k --pmem --timeout $(E2E_TIMEOUT) -q -- tests/e2e/run.sh || exit 1; \
 	done
 
+# one kernel's boot (make test-e2e-6.12); builds what test-e2e builds
+test-e2e-%: e2e-build
+	$(VM) run --kernel $* --pmem --timeout $(E2E_TIMEOUT) -q -- tests/e2e/run.sh
+
 # Unit tests also under ASan+UBSan, and the coverage gate (>= COVERAGE_MIN % of lines).
 test-unit-san:
 	$(MAKE) SANITIZE=1 test-unit
 
-# host-side checks first (fast), then everything in the VM
-test: test-unit test-unit-san coverage test-man test-matrix lint fuzz-brief test-e2e test-matrix-vm
+# Every test, stage by stage: host-side checks first (fast), then everything in the
+# VM; a table of each stage's time at the end (tests/run_stages.sh).
+TEST_STAGES := unit=test-unit unit-asan-ubsan=test-unit-san coverage=coverage man=test-man \
+	matrix-report=test-matrix deps-script=test-deps lint=lint fuzz-brief=fuzz-brief \
+	build-for-vm=e2e-build vm-accel=test-vm-accel \
+	$(foreach k,$(E2E_KERNELS),e2e-$(k)=test-e2e-$(k)) matrix-vm=test-matrix-vm sweep-vm=test-sweep-vm
+
+test:
+	@tests/run_stages.sh $(TEST_STAGES)
 
 COVERAGE_MIN ?= 90
 
@@ -185,7 +217,11 @@ $(BUILD)/librpma.pc: librpma/librpma.pc.in Makefile | $(BUILD)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
 
-install: all $(BUILD)/librpma.pc
+# the loader's cache must learn of new libraries in LIBDIR (not for a staged DESTDIR install)
+LDCONFIG_IF_LIVE = if [ -z '$(DESTDIR)' ] && [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null; \
+	then ldconfig; fi
+
+install-lib: all $(BUILD)/librpma.pc
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 librpma/include/librpma.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/librpma.a $(DESTDIR)$(LIBDIR)/
@@ -193,6 +229,24 @@ install: all $(BUILD)/librpma.pc
 	ln -sf librpma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/librpma.so.$(SOVERSION)
 	ln -sf librpma.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/librpma.so
 	install -m 644 $(BUILD)/librpma.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	@$(LDCONFIG_IF_LIVE)
+
+# The engines go where the loader finds a bare name. fio 3.33 also stat()s what follows
+# `external:` before it dlopen()s it, so a bare name must exist in the current folder too:
+# DATADIR holds links to them beside jobs/, so that there the design's command line works
+# verbatim (fio --ioengine=external:librpma_apm.so jobs/write.fio). The installed server
+# job files name the engines by their full path: they run from any folder.
+install-engines: engines
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(DATADIR)/jobs
+	install -m 755 $(ENGINE_SOS) $(DESTDIR)$(LIBDIR)/
+	for so in $(notdir $(ENGINE_SOS)); do ln -sf $(LIBDIR)/$$so $(DESTDIR)$(DATADIR)/$$so; done
+	for f in jobs/*.fio jobs/*.inc; do \
+		sed 's|external:build/\(librpma_[a-z]*\.so\)|external:$(LIBDIR)/\1|' "$$f" \
+			>"$(DESTDIR)$(DATADIR)/$$f" && chmod 644 "$(DESTDIR)$(DATADIR)/$$f" || exit 1; \
+	done
+	@$(LDCONFIG_IF_LIVE)
+
+install: install-lib install-engines
 
 clean:
 	rm -rf $(BUILD)
@@ -202,4 +256,5 @@ include engines/engines.mk
 include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
-.PHONY: all examples engines test test-unit test-unit-san test-e2e coverage install clean
+.PHONY: all examples engines e2e-build test test-unit test-unit-san test-e2e coverage install install-lib \
+	install-engines clean

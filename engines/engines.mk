@@ -127,7 +127,7 @@ $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS
 .PHONY: engines engines-check-fio
 
 # the end-to-end suite (tests/e2e/run.sh) runs tests/e2e/engines.sh too
-test-e2e: engines
+test-e2e e2e-build: engines
 
 # GPSPM: the flush messages' protobuf code (protoc-c), the message codec's unit test, tools
 include engines/gpspm.mk

@@ -17,6 +17,6 @@ test-faults: all examples engines $(FAULT_SHIM)
 	flock /tmp/rpma-vm.lock $(VM) run --pmem --timeout 1200 -q -- tests/fault/all.sh
 
 # tests/e2e/run.sh runs the fault suites too
-test-e2e: $(FAULT_SHIM)
+test-e2e e2e-build: $(FAULT_SHIM)
 
 .PHONY: fault-shim test-faults

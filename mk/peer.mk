@@ -19,7 +19,7 @@ test-interop: peer engines
 	flock $(VM_LOCK) $(VM) run --pmem --timeout 900 -- tests/e2e/interop.sh
 
 # the end-to-end suite runs tests/e2e/interop.sh against the peer
-test-e2e: peer
+test-e2e e2e-build: peer
 
 bench: peer engines
 	scripts/bench-vs-peer.sh $(BENCH_ARGS)

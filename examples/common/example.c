@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -29,6 +30,25 @@ int example_peer_new(const char *addr, enum rpma_util_ibv_context_type type,
 	}
 	ret = rpma_peer_new(ibv_ctx, peer_ptr);
 	return ret ? example_fail("rpma_peer_new", ret) : 0;
+}
+
+int example_timeout_s(void)
+{
+	static int timeout_s;
+	if (timeout_s)
+		return timeout_s;
+	timeout_s = 20;
+	const char *env = getenv("EXAMPLE_TIMEOUT_S");
+	if (env == NULL || *env == '\0')
+		return timeout_s;
+	char *end;
+	long v = strtol(env, &end, 10);
+	if (*end == '\0' && v >= 1 && v <= 3600)
+		timeout_s = (int)v;
+	else
+		fprintf(stderr, "example: EXAMPLE_TIMEOUT_S='%s' is not 1..3600 seconds: using 20\n",
+			env);
+	return timeout_s;
 }
 
 int example_wait_readable(int fd, const char *what)

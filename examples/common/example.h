@@ -9,8 +9,13 @@
 
 #include <librpma.h>
 
-/* Every blocking step of an example gives up after this long. */
-#define EXAMPLE_TIMEOUT_S 20
+/*
+ * Every blocking step of an example gives up after this long: 20 s, or the
+ * environment's EXAMPLE_TIMEOUT_S (1..3600; the fault tests wait less for a
+ * peer that will never answer).
+ */
+#define EXAMPLE_TIMEOUT_S example_timeout_s()
+int example_timeout_s(void);
 
 /* Print "example: <what>: <rpma error text>" and return -1. */
 int example_fail(const char *what, int ret);

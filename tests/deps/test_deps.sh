@@ -15,7 +15,8 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 NOBODY=65534
-PASSED=0 FAILED=0
+# shellcheck source=tests/lib/verdict.sh
+. "$ROOT/tests/lib/verdict.sh"
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 MIRROR=http://mirror.example.internal/debian
 MIRROR2=http://mirror2.example.internal/debian
@@ -456,14 +457,7 @@ check() {
 	) >"$WORK/check.log" 2>&1
 	rc=$?
 	set -e
-	if [ "$rc" -eq 0 ]; then
-		PASSED=$((PASSED + 1))
-		echo "PASS $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name"
-		sed 's/^/  | /' "$WORK/check.log"
-	fi
+	verdict "$name" "$rc" "$WORK/check.log"
 }
 
 make_bins
@@ -495,5 +489,4 @@ check "as a user without sudo, nothing to change: success" case_user_nothing_to_
 check "build set: no sources looked at or added" case_build_skips_sources
 check "--help and an unknown set" case_cli
 
-echo "$PASSED passed, $FAILED failed"
-[ "$FAILED" -eq 0 ]
+summary

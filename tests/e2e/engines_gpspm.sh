@@ -18,7 +18,7 @@
 #     against an APM server; a server pinned to a CPU.
 # Interoperability with fio's in-tree librpma_gpspm engines: tests/e2e/interop.sh.
 #
-# Runs are short (RUNTIME=2s). Servers sleep on their completion channel unless
+# Runs are short (RUNTIME=1s). Servers sleep on their completion channel unless
 # a test says otherwise: under TCG a busy server and a busy client share the 2 vCPUs.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -29,7 +29,7 @@ A=$RPMA_TEST_ADDR
 ENGINE=build/librpma_gpspm.so
 HOSTILE=build/engines/tools/gpspm-hostile
 DAX=${RPMA_TEST_DEVDAX:-}
-COMMON_VARS=("SERVER_IP=$A" RUNTIME=2s RAMP=0 SERVER_BUSY_WAIT=0)
+COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
 E2E_PORT=7700
 
 [ -f "$ENGINE" ] || { echo "FAIL gpspm: $ENGINE is not built (make engines)"; exit 1; }
@@ -244,9 +244,8 @@ for sb in 0 1; do
 done
 
 # --- every workload, small and large blocks, sync and batched (sleeping server) ---
-gp_pair write-4k-sync write '' '' jobs/write.fio
+# (write-4k-sync and randwrite-64k-qd8-batch1: engines.sh runs them against this sleeping server)
 gp_pair write-1m-qd4-batch4 write '' 'SYNC=0 BS=1m IODEPTH=4 BATCH=4' jobs/write.fio
-gp_pair randwrite-64k-qd8-batch1 write '' 'SYNC=0 BS=64k IODEPTH=8 BATCH=1' jobs/randwrite.fio
 gp_pair read-4k-qd8-batch8 read '' 'SYNC=0 IODEPTH=8 BATCH=8' jobs/read.fio
 gp_pair randread-256k-sync read '' 'BS=256k' jobs/randread.fio
 # reads and writes interleaved, one per batch: a read's completion waits for the

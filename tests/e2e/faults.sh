@@ -11,7 +11,7 @@
 # in a row, the first and the last fail). Every run must: end by itself within
 # its timeout (no hang), end by exit (no signal), and, when the injected
 # failure makes a program fail, say why on its output (a line that is not the
-# shim's). Every FAULTS_VALGRIND_EVERY-th run (default 6; 0: none) of a fault in
+# shim's). Every FAULTS_VALGRIND_EVERY-th run (default 12; 0: none) of a fault in
 # a call that is not a release has the faulted side under valgrind memcheck: no
 # error, no definite/possible leak (see is_release).
 # Results: one line per run in $FAULTS_RESULTS (default build/fault/results.tsv).
@@ -33,12 +33,14 @@ esac
 A=$RPMA_TEST_ADDR
 SHIM=$PWD/build/fault/libfault.so
 [ -f "$SHIM" ] || { echo "$0: $SHIM is missing: make fault-shim" >&2; exit 1; }
-VALGRIND_EVERY=${FAULTS_VALGRIND_EVERY:-6}
+VALGRIND_EVERY=${FAULTS_VALGRIND_EVERY:-12}
 [[ "$VALGRIND_EVERY" =~ ^[0-9]+$ ]] || { echo "$0: FAULTS_VALGRIND_EVERY='$VALGRIND_EVERY' is not a number" >&2; exit 2; }
 RESULTS=${FAULTS_RESULTS:-build/fault/results.tsv}
 RUN_TIMEOUT=${FAULTS_RUN_TIMEOUT:-30}	# a run without valgrind
 VG_TIMEOUT=${FAULTS_VG_TIMEOUT:-90}	# a run with the faulted side under valgrind
 GRACE=${FAULTS_GRACE:-1}		# how long the healthy side may take to notice
+PEER_WAIT=${FAULTS_PEER_WAIT:-8}	# EXAMPLE_TIMEOUT_S of a run without valgrind
+VG_PEER_WAIT=${FAULTS_VG_PEER_WAIT:-20}	# ... with valgrind
 # shellcheck disable=SC2054 # the commas are valgrind's
 MEMCHECK=(valgrind -q --error-exitcode=99 --suppressions=tests/e2e/valgrind.supp
 	--leak-check=full --show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible)
@@ -84,9 +86,17 @@ run_pair() {
 	[ "$vg" = 1 ] && limit=$VG_TIMEOUT
 	mkdir -p "$dir"
 	rm -f "$dir/ready"
-	local -a wrap_s=() wrap_c=() env_fault=(env LD_PRELOAD="$SHIM" RPMAFIO_FAULT_AT="$at" RPMAFIO_FAULT_TRACE=1)
+	# (the at-th call of FAULT_CALL, when set: how many completion events come
+	# before it varies, so a plain call number would hit another call)
+	local -a wrap_s=() wrap_c=() env_fault=(env LD_PRELOAD="$SHIM" RPMAFIO_FAULT_AT="$at"
+		RPMAFIO_FAULT_CALL="${FAULT_CALL:-}" RPMAFIO_FAULT_TRACE=1)
 	local -a vgw=()
 	[ "$vg" = 1 ] && vgw=("${MEMCHECK[@]}")
+	# a side whose peer failed waits EXAMPLE_TIMEOUT_S for it: shorter than the
+	# examples' 20 s, but long enough for a peer that starts under valgrind
+	local wait_s=$PEER_WAIT
+	[ "$vg" = 1 ] && wait_s=$VG_PEER_WAIT
+	export EXAMPLE_TIMEOUT_S=$wait_s
 	if [ "$side" = server ]; then wrap_s=("${env_fault[@]}" "${vgw[@]}"); else wrap_c=("${env_fault[@]}" "${vgw[@]}"); fi
 	RC_SERVER=0 RC_CLIENT=0 PEER_STOPPED=0
 	local t0=$EPOCHREALTIME
@@ -152,11 +162,13 @@ check_run() {
 	elif [ "$rc_p" != 0 ] && [ "$rc_p" != - ] && [ "$PEER_STOPPED" = 0 ] && [ -z "$(first_message "$dir/$peer.log")" ]; then
 		why="$peer failed (exit $rc_p) without a message"
 	elif [ -z "$call" ]; then
-		# a run may make fewer calls than the traced one (how many completion-channel
-		# events arrive varies): then there was no call N to fail, which is no error
+		# a run may make fewer calls of a kind than the traced one (how many
+		# completion-channel events arrive varies): then there was no such call
+		# to fail, which is no error
 		local made
-		made=$(grep -c '^libfault: call [0-9]*:' "$dir/$side.log")
-		[ "$made" -ge "$n" ] && why="the shim did not fail call $n on the $side (it made $made calls)"
+		made=$(grep -c "^libfault: call [0-9]*: $FAULT_CALL\$" "$dir/$side.log")
+		[ "$made" -ge "$FAULT_NTH" ] &&
+			why="the shim did not fail call $FAULT_NTH of $FAULT_CALL on the $side (it made $made)"
 	fi
 	total=$((total + 1))
 	if [ -n "$why" ]; then
@@ -201,6 +213,7 @@ for side in client server; do
 	prev_trace=/dev/null
 	for pair in ${FAULTS_PAIRS:-02 04}; do
 		dir=$E2E_TMP/$pair-$side-trace
+		FAULT_CALL= FAULT_NTH=0
 		run_pair "$pair" "$side" 0 0 "$dir"
 		trace=$E2E_TMP/$pair-$side.trace
 		sed -n 's/^libfault: call [0-9]*: //p' "$dir/$side.log" >"$trace"
@@ -215,14 +228,17 @@ for side in client server; do
 		echo "fault $pair $side: $(wc -l <"$trace") provider calls, failing ${#picked[@]} of them one by one"
 		for n in "${picked[@]}"; do
 			vg=0
-			if ! is_release "$(sed -n "${n}p" "$trace")"; then
+			# fail the same call as the n-th of the trace: the k-th of its kind
+			FAULT_CALL=$(sed -n "${n}p" "$trace")
+			FAULT_NTH=$(head -n "$n" "$trace" | grep -cx "$FAULT_CALL")
+			if ! is_release "$FAULT_CALL"; then
 				vg_runs=$((vg_runs + 1))
 				[ "$VALGRIND_EVERY" -gt 0 ] && [ $((vg_runs % VALGRIND_EVERY)) -eq 1 ] && vg=1
 				[ "$VALGRIND_EVERY" = 1 ] && vg=1
 			fi
 			runs=$((runs + 1))
 			dir=$E2E_TMP/$pair-$side-$n
-			run_pair "$pair" "$side" "$n" "$vg" "$dir"
+			run_pair "$pair" "$side" "$FAULT_NTH" "$vg" "$dir"
 			check_run "$pair" "$side" "$n" "$vg" "$dir"
 		done
 		prev_trace=$trace

@@ -15,6 +15,10 @@
 #   - device DAX: the client writes a pattern, the server ends, then
 #     /dev/dax0.0 is read directly (fio's dev-dax engine) and must hold exactly
 #     that pattern (and the check must reject a pattern nobody wrote).
+# Drop-in ("-dropin" tests): the peer's fio, linked against upstream's
+# librpma.so.0, runs its own engines on BOTH ends against our library
+# (LD_LIBRARY_PATH=build, checked with ldd first): APM with fio's verify on
+# DRAM, GPSPM with a pattern on device DAX.
 # The suite fails, not skips, when build/peer/fio or device DAX is missing.
 #
 # GPSPM servers busy-poll: a sleeping one answers a sync=1 client ~40 times more
@@ -32,6 +36,7 @@ A=$RPMA_TEST_ADDR
 PEER_FIO=${PEER_FIO:-build/peer/fio}
 DAX=${RPMA_TEST_DEVDAX:-}
 E2E_PORT=7900
+IP_NAME_SUFFIX=
 # sizes in bytes (fio's units depend on kb_base); 64 MiB: a multiple of devdax's 2 MiB
 SERVER_BYTES=67108864
 CONNECT_MS=20000
@@ -42,6 +47,9 @@ for f in "$PEER_FIO" build/librpma_apm.so build/librpma_gpspm.so; do
 done
 [ -n "$DAX" ] || { echo "FAIL interop: no device DAX (run the VM with --pmem)"; missing=1; }
 [ "$missing" -eq 0 ] || { rm -rf "$E2E_TMP"; exit 1; }
+
+# what the peer's fio runs with: nothing, or (drop-in) our library in its place
+IP_PEER_ENV=(env)
 
 ip_want() {
 	[[ $1 =~ ${INTEROP_ONLY:-.} ]]
@@ -59,7 +67,7 @@ ip_server_cmd() {
 			"DIRECT_WRITE_TO_PMEM=$direct" SERVER_BUSY_WAIT=1 "CONNECT_TIMEOUT=$CONNECT_MS"
 			fio "jobs/$method-server.fio")
 	else
-		IP_SERVER=("$PEER_FIO" --name=peer-server --ioengine="librpma_${method}_server"
+		IP_SERVER=("${IP_PEER_ENV[@]}" "$PEER_FIO" --name=peer-server --ioengine="librpma_${method}_server"
 			--serverip="$A" --port="$E2E_PORT" --create_serialize=0 --thread
 			--filename="$mem" --size="$SERVER_BYTES" --direct_write_to_pmem=0)
 		# (its GPSPM server ends when its client says so)
@@ -75,7 +83,7 @@ ip_client_cmd() {
 		IP_CLIENT=(fio --ioengine=external:"build/librpma_$method.so"
 			--connect_timeout="$CONNECT_MS")
 	else
-		IP_CLIENT=("$PEER_FIO" --ioengine="librpma_${method}_client")
+		IP_CLIENT=("${IP_PEER_ENV[@]}" "$PEER_FIO" --ioengine="librpma_${method}_client")
 	fi
 	IP_CLIENT+=(--name=client --serverip="$A" --port="$E2E_PORT" --create_serialize=0 --thread)
 }
@@ -154,7 +162,9 @@ ip_test() {
 	local method=$2 owner=$3 mem=$4 check=$5 size=$6 status=0 rc=0
 	local client_owner=ours
 	[ "$owner" = ours ] && client_owner=theirs
-	local name=$method-$1-$client_owner-client-$owner-server
+	# (PEER_BOTH=1: the peer's client too)
+	if [ "${PEER_BOTH:-0}" = 1 ]; then client_owner=theirs; fi
+	local name=$method-$1-$client_owner-client-$owner-server$IP_NAME_SUFFIX
 	shift 6
 	ip_want "$name" || return 0
 	E2E_PORT=$((E2E_PORT + 1))
@@ -225,5 +235,34 @@ for method in apm gpspm; do
 			$((4 * MIB)) --rw=randwrite --bs=4k --iodepth=16 --iodepth_batch_submit=16
 	done
 done
+
+# Drop-in: the peer's fio, linked against upstream's librpma.so.0, runs its own
+# in-tree engines on both sides against OUR library (build/librpma.so.0 first on
+# LD_LIBRARY_PATH): same soname, same symbol version node.
+OURS_DIR=$PWD/build
+ip_dropin_loads_ours() {
+	local name=dropin-loader-resolves-librpma.so.0-to-ours status=0 got
+	ip_want "$name" || return 0
+	E2E_DIR=$E2E_TMP/$name
+	mkdir -p "$E2E_DIR"
+	got=$(LD_LIBRARY_PATH=$OURS_DIR ldd "$PEER_FIO" | awk '$1 == "librpma.so.0" { print $3 }')
+	if [ "$(readlink -f "$got")" != "$(readlink -f "$OURS_DIR/librpma.so")" ]; then
+		echo "  librpma.so.0 resolves to '$got', not $OURS_DIR/librpma.so.0" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+}
+ip_dropin_loads_ours
+IP_PEER_ENV=(env LD_LIBRARY_PATH="$OURS_DIR") IP_NAME_SUFFIX=-dropin
+# ip_test with the peer's fio on both ends
+ip_test_peer_pair() {
+	PEER_BOTH=1 ip_test "$@"
+}
+ip_test_peer_pair verify-randwrite-4k-qd16-batch16-dram apm theirs malloc verify $((8 * MIB)) \
+	--rw=randwrite --bs=4k --iodepth=16 --iodepth_batch_submit=16 --iodepth_batch_complete_min=16
+# (the peer's GPSPM client cannot read, and its server maps files only on PMem)
+ip_test_peer_pair pattern-randwrite-4k-sync-devdax gpspm theirs "$DAX" pattern \
+	$((2 * MIB)) --rw=randwrite --bs=4k --sync=1
 
 e2e_summary

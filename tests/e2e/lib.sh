@@ -28,25 +28,37 @@ e2e_wait_file() {
 	done
 }
 
-# Wait until file $1 has a line matching regex $2, at most $3 seconds.
+# Wait until file $1 has a line matching regex $2, at most $3 seconds, and
+# only while process $4 (if given) lives.
 e2e_wait_line() {
-	local file=$1 regex=$2 limit=$3 waited=0
+	local file=$1 regex=$2 limit=$3 pid=${4:-} waited=0
 	until grep -Eq "$regex" "$file" 2>/dev/null; do
 		[ "$waited" -ge $((limit * 10)) ] && return 1
+		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
 		sleep 0.1
 		waited=$((waited + 1))
 	done
 }
 
+# E2E_ONLY=REGEX: run only the tests whose name (without E2E_NAME_PREFIX) matches
+e2e_wanted() {
+	[[ $1 =~ ${E2E_ONLY:-.} ]]
+}
+
+# (each result says how long since the previous one: where a suite's time goes)
+E2E_LAST_RESULT=$EPOCHREALTIME
+
 e2e_result() {
-	local name=${E2E_NAME_PREFIX:-}$1 status=$2
+	local name=${E2E_NAME_PREFIX:-}$1 status=$2 took
+	took=$(awk -v a="$E2E_LAST_RESULT" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+	E2E_LAST_RESULT=$EPOCHREALTIME
 	if [ "$status" -eq 0 ]; then
 		E2E_PASSED=$((E2E_PASSED + 1))
-		echo "PASS $name"
+		echo "PASS $name (${took} s)"
 	else
 		E2E_FAILED=$((E2E_FAILED + 1))
 		E2E_FAILED_NAMES+=("$name")
-		echo "FAIL $name"
+		echo "FAIL $name (${took} s)"
 	fi
 }
 
@@ -119,6 +131,7 @@ e2e_check_clients() {
 # and the client's output matches EXPECT_REGEX (empty: no check). Every step is
 # under a timeout.
 e2e_pair() {
+	e2e_wanted "$1" || return 0
 	local name=$1 expect=$2 status=0
 	shift 2
 	e2e_setup "$name" "$@"
@@ -138,6 +151,7 @@ e2e_pair() {
 # Like e2e_pair, with COUNT clients started at once; @ID@ in the client's command
 # is its number (1..COUNT). Every client must exit 0 and match EXPECT_REGEX.
 e2e_many() {
+	e2e_wanted "$1" || return 0
 	local name=$1 expect=$2 count=$3 status=0 i
 	shift 3
 	e2e_setup "$name" "$@"
@@ -168,6 +182,7 @@ e2e_many() {
 # victim runs without `timeout` (so that it is the process killed): it must
 # bound its own run time; it is killed at the end in any case.
 e2e_kill() {
+	e2e_wanted "$1" || return 0
 	local name=$1 victim=$2 trigger=$3 expect=$4 status=0 vstatus=0
 	shift 4
 	e2e_setup "$name" "$@"
@@ -228,6 +243,7 @@ e2e_kill() {
 # The server must fail on its own: exit non-zero (not by the timeout) before it
 # listens, and say why in output matching EXPECT_REGEX.
 e2e_fails() {
+	e2e_wanted "$1" || return 0
 	local name=$1 expect=$2 status=0 rc=0
 	shift 2
 	e2e_setup "$name" "$@" --

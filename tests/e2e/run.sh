@@ -5,7 +5,8 @@
 # The examples run on every kernel (6.1 emulates ATOMIC WRITE, 6.12 has it
 # natively); the engine suites and valgrind (minutes each under TCG) run on
 # the default kernel only, as do the interop (against the peer, build/peer), fault
-# injection and engine-fault suites.
+# injection and engine-fault suites, and `make install` (install.sh: the guest's
+# root is a throw-away overlay).
 set -u
 cd "$(dirname "$0")/../.."
 suites=(tests/e2e/examples.sh)
@@ -13,8 +14,8 @@ case "$(uname -r)" in
 6.1.*)
 	# engine_faults.sh last: it takes the rxe link down and re-creates the device
 	suites+=(tests/e2e/engines.sh tests/e2e/engines_gpspm.sh tests/e2e/interop.sh
-		tests/e2e/valgrind.sh tests/e2e/valgrind_engines.sh tests/e2e/faults.sh
-		tests/e2e/engine_faults.sh) ;;
+		tests/e2e/install.sh tests/e2e/valgrind.sh tests/e2e/valgrind_engines.sh
+		tests/e2e/faults.sh tests/e2e/engine_faults.sh) ;;
 esac
 status=0
 for suite in "${suites[@]}"; do

@@ -26,6 +26,10 @@ E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-90}
 COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0 BUSY_WAIT=0)
 SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/fault/fio.supp)
 [ -n "${VALGRIND_ENGINES_SUPP:-}" ] && SUPP+=(--suppressions="$VALGRIND_ENGINES_SUPP")
+# fio built from the tree the engines are compiled against, with few libraries:
+# Debian's fio loads 64, which takes valgrind ~55 s a run under TCG (mk/valgrind.mk)
+VG_FIO=${E2E_VALGRIND_FIO:-build/fio-valgrind}
+[ -x "$VG_FIO" ] || { echo "$0: $VG_FIO is missing: make fio-valgrind" >&2; exit 1; }
 # shellcheck disable=SC2054 # the commas are valgrind's
 MEMCHECK=(valgrind --error-exitcode=99 "${SUPP[@]}" --leak-check=full
 	--show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible)
@@ -37,9 +41,9 @@ vg_server() {
 	E2E_PORT=$((E2E_PORT + 4))
 	E2E_DIR=$E2E_TMP/$name
 	mkdir -p "$E2E_DIR"
-	E2E_SERVER=("${MEMCHECK[@]}" fio "jobs/$m-server.fio")
+	E2E_SERVER=("${MEMCHECK[@]}" "$VG_FIO" "jobs/$m-server.fio")
 	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME="$runtime" \
-		"${MEMCHECK[@]}" fio "jobs/$m-server.fio" >"$E2E_DIR/server.log" 2>&1 &
+		"${MEMCHECK[@]}" "$VG_FIO" "jobs/$m-server.fio" >"$E2E_DIR/server.log" 2>&1 &
 	VG_SPID=$!
 	e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" && return 0
 	echo "  the server did not listen" >>"$E2E_DIR/why"
@@ -63,7 +67,7 @@ fio_pair_vg() {
 		status=1
 	else
 		timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" RUNTIME=2s \
-			CONNECT_TIMEOUT=20000 "${MEMCHECK[@]}" fio --ioengine=external:"build/librpma_$m.so" \
+			CONNECT_TIMEOUT=20000 "${MEMCHECK[@]}" "$VG_FIO" --ioengine=external:"build/librpma_$m.so" \
 			jobs/randwrite.fio >"$E2E_DIR/client.log" 2>&1 || rc=$?
 		[ "$rc" -eq 0 ] || { echo "  the client exited with $rc (99: valgrind found something)" >>"$E2E_DIR/why"; status=1; }
 		grep -q 'write: IOPS=' "$E2E_DIR/client.log" || { echo "  the client did no I/O" >>"$E2E_DIR/why"; status=1; }

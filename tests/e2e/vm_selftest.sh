@@ -20,8 +20,8 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 VM=$ROOT/scripts/softroce-vm
 KERNEL=6.1
 PMEM=1
-PASSED=0
-FAILED=0
+# shellcheck source=tests/lib/verdict.sh
+. "$ROOT/tests/lib/verdict.sh"
 TMP=
 
 usage() {
@@ -46,16 +46,6 @@ while (($#)); do
 	esac
 	shift
 done
-
-pass() {
-	echo "PASS: $1"
-	PASSED=$((PASSED + 1))
-}
-
-fail() { # NAME DETAILS
-	echo "FAIL: $1 ($2)"
-	FAILED=$((FAILED + 1))
-}
 
 # vm OUT_PREFIX [RUN OPTIONS] -- COMMAND...: run the harness, keep its
 # stdout/stderr/guest log in OUT_PREFIX.out/.err/.log, return its exit
@@ -185,8 +175,7 @@ main() {
 		((PMEM)) && check_pmem
 		check_timeout
 	fi
-	echo "$PASSED passed, $FAILED failed"
-	((FAILED == 0))
+	summary
 }
 
 main

@@ -8,6 +8,9 @@
  *                           verbs API returns one (ibv_dereg_mr, ibv_destroy_*...);
  *                           a release (destroy, dereg, dealloc, ack) is done first
  *                           and then reported as failed (see RELEASE below)
+ *   RPMAFIO_FAULT_CALL=F    with RPMAFIO_FAULT_AT=N: the N-th call of F fails (how
+ *                           many calls of other kinds come before it -- completion
+ *                           events, say -- may vary from run to run)
  *   RPMAFIO_FAULT_ERRNO=E   the errno it fails with (a number; default EIO)
  *   RPMAFIO_FAULT_COUNT=1   print "libfault: N calls" on stderr at exit
  *   RPMAFIO_FAULT_TRACE=1   print every intercepted call (number and name)
@@ -39,6 +42,8 @@ static atomic_ulong calls;
 static unsigned long fail_at;	/* 0: never */
 static int fail_errno = EIO;
 static int trace;
+static const char *fail_call;	/* NULL: fail_at counts every call */
+static atomic_ulong fail_call_calls;
 
 static unsigned long env_ulong(const char *name, unsigned long dflt)
 {
@@ -60,6 +65,9 @@ __attribute__((constructor)) static void fault_init(void)
 	fail_at = env_ulong("RPMAFIO_FAULT_AT", 0);
 	fail_errno = (int)env_ulong("RPMAFIO_FAULT_ERRNO", EIO);
 	trace = (int)env_ulong("RPMAFIO_FAULT_TRACE", 0);
+	fail_call = getenv("RPMAFIO_FAULT_CALL");
+	if (fail_call != NULL && *fail_call == '\0')
+		fail_call = NULL;
 }
 
 __attribute__((destructor)) static void fault_report(void)
@@ -86,7 +94,13 @@ static int fault_now(const char *name, const void *ret)
 	unsigned long n = atomic_fetch_add(&calls, 1) + 1;
 	if (trace)
 		fprintf(stderr, "libfault: call %lu: %s\n", n, name);
-	if (n != fail_at)
+	unsigned long turn = n;
+	if (fail_call != NULL) {
+		if (strcmp(name, fail_call) != 0)
+			return 0;
+		turn = atomic_fetch_add(&fail_call_calls, 1) + 1;
+	}
+	if (turn != fail_at)
 		return 0;
 	fprintf(stderr, "libfault: failing call %lu: %s (errno %d: %s)\n", n, name, fail_errno,
 		strerror(fail_errno));

@@ -13,19 +13,15 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tests/matrix
 WORK=$ROOT/build/test-matrix
 MATRIX_PY=$ROOT/scripts/matrix/matrix.py
-PASSED=0 FAILED=0
+# shellcheck source=tests/lib/verdict.sh
+. "$ROOT/tests/lib/verdict.sh"
 
 check() {
 	local name=$1
 	shift
-	if "$@" >"$WORK/check.log" 2>&1; then
-		PASSED=$((PASSED + 1))
-		echo "PASS $name"
-	else
-		FAILED=$((FAILED + 1))
-		echo "FAIL $name"
-		sed 's/^/  | /' "$WORK/check.log"
-	fi
+	local rc=0
+	"$@" >"$WORK/check.log" 2>&1 || rc=$?
+	verdict "$name" "$rc" "$WORK/check.log"
 }
 
 charts_exist() {
@@ -184,8 +180,8 @@ main() {
 	check "CLI: --dry-run counts the plan" dry_run_counts
 	sweep_checks
 	echo
-	echo "matrix: $PASSED passed, $FAILED failed"
-	[ "$FAILED" -eq 0 ]
+	echo -n "matrix: "
+	summary
 }
 
 main "$@"

@@ -18,7 +18,8 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd -P)
 VM=$ROOT/scripts/softroce-vm
 CACHE=${SOFTROCE_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rpma-fio/softroce-vm}
-PASSED=0 FAILED=0
+# shellcheck source=tests/lib/verdict.sh
+. "$ROOT/tests/lib/verdict.sh"
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/accel-test.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 : >"$TMP/.start"
@@ -27,16 +28,6 @@ REAL_QEMU=$(command -v qemu-system-x86_64 || echo /usr/bin/qemu-system-x86_64)
 [[ -x $REAL_QEMU ]] || {
 	echo "accel_test: qemu-system-x86_64 is missing: run scripts/deps.sh" >&2
 	exit 2
-}
-
-pass() {
-	echo "PASS $1"
-	PASSED=$((PASSED + 1))
-}
-
-fail() { # NAME WHY
-	echo "FAIL $1: $2"
-	FAILED=$((FAILED + 1))
 }
 
 # A stand-in QEMU: under -accel kvm it does BEHAVIOUR (abort, hang or work --
@@ -172,5 +163,4 @@ fi
 # the stand-in /dev/kvm files are gone with $TMP: drop their verdicts too
 find "$CACHE/accel" -type f -newer "$TMP/.start" -delete 2>/dev/null || true
 
-echo "$PASSED passed, $FAILED failed"
-((FAILED == 0))
+summary
