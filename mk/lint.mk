@@ -1,7 +1,7 @@
 # mk/lint.mk -- static checkers over librpma/src, engines/ and examples/.
 #
-#   make lint          cppcheck (tests/lint/cppcheck.supp) and clang-tidy
-#                      (.clang-tidy); any finding fails the make
+#   make lint          cppcheck (tests/lint/cppcheck.supp), clang-tidy (.clang-tidy) and
+#                      shellcheck over every shell script in git; any finding fails the make
 #
 # Each tool gets the flags the real build uses; fio's headers are system headers.
 # Findings are fixed, or suppressed with a one-line reason: in .clang-tidy for a
@@ -37,7 +37,10 @@ lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
 	clang-tidy --quiet $(LINT_PLAIN_SRCS) -- $(LINT_COMMON_FLAGS)
 	@echo "lint: clang-tidy clean"
 
-lint: lint-cppcheck lint-clang-tidy
-	@echo "lint: clean (cppcheck, clang-tidy)"
+lint-shellcheck:
+	@tests/lint/shellcheck.sh
 
-.PHONY: lint lint-cppcheck lint-clang-tidy
+lint: lint-cppcheck lint-clang-tidy lint-shellcheck
+	@echo "lint: clean (cppcheck, clang-tidy, shellcheck)"
+
+.PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck

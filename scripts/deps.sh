@@ -23,7 +23,7 @@ BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-de
 VM_PKGS=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
-TOOL_PKGS=(valgrind clang gnuplot-nox jq python3 man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy)
+TOOL_PKGS=(valgrind clang gnuplot-nox jq python3 man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck)
 APT_ROOT=${DEPS_APT_ROOT:-}
 APT_ETC=$APT_ROOT/etc/apt
 SOURCES_FILE=$APT_ETC/sources.list.d/rpma-fio.sources

@@ -5,7 +5,9 @@
 #
 # Server (fio jobs/<method>-server.fio) and client (fio --ioengine=external:...
 # jobs/<workload>.fio) run in the same guest; every run is short (RUNTIME=1s,
-# no ramp). Covered: every workload at small and large block sizes, iodepth 1
+# no ramp), and the tests that need nothing of their own run as sections of one
+# client process against one server process (fio_group): a fio process costs
+# seconds under TCG. Covered: every workload at small and large block sizes, iodepth 1
 # and more, sync=1 and batched, DRAM, device DAX and a plain file, several jobs,
 # both completion modes, fio's verify (write, then read back and check),
 # the mission's command lines verbatim, and the failures: no server, bad option
@@ -15,6 +17,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
+# shellcheck source=tests/e2e/fio_group.sh
+. tests/e2e/fio_group.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 A=$RPMA_TEST_ADDR
@@ -221,29 +225,29 @@ engine_suite() {
 		e2e_show_logs_if "$status"
 	fi
 
-	# --- every workload, DRAM, 4 KiB, sync=1 (the defaults) ---
-	fio_pair write-4k-sync write '' '' jobs/write.fio
-	fio_pair randwrite-4k-sync write '' '' jobs/randwrite.fio
-	fio_pair read-4k-sync read '' '' jobs/read.fio
-	fio_pair randread-4k-sync read '' '' jobs/randread.fio
-	fio_pair rw-4k-sync readwrite '' '' jobs/rw.fio
+	# --- on DRAM, one server process and one client process for all of these
+	# (fio_group): every workload at 4 KiB with sync=1 (the defaults); large blocks,
+	# iodepth > 1, batched (one flush per batch); a batch larger than what completes
+	# at once (fio reaps 1 at a time); the completion channel instead of busy polling
+	local sync0='sync=0'
+	fio_group dram-workloads '' \
+		'write-4k-sync write rw=write' \
+		'randwrite-4k-sync write rw=randwrite' \
+		'read-4k-sync read rw=read' \
+		'randread-4k-sync read rw=randread' \
+		'rw-4k-sync readwrite rw=rw rwmixread=70' \
+		"write-256k-qd16-batch16 write rw=write $sync0 bs=256k iodepth=16 iodepth_batch_submit=16" \
+		"randwrite-4k-qd16-batch16 write rw=randwrite $sync0 iodepth=16 iodepth_batch_submit=16" \
+		"randwrite-64k-qd8-batch1 write rw=randwrite $sync0 bs=64k iodepth=8 iodepth_batch_submit=1" \
+		"read-1m-qd4 read rw=read $sync0 bs=1m iodepth=4 iodepth_batch_submit=2" \
+		"randread-4k-qd16-batch8 read rw=randread $sync0 iodepth=16 iodepth_batch_submit=8" \
+		"rw-64k-qd8-batch4 readwrite rw=rw rwmixread=70 $sync0 bs=64k iodepth=8 iodepth_batch_submit=4" \
+		'rw-1m-sync readwrite rw=rw rwmixread=70 bs=1m' \
+		"randwrite-4k-qd8-reap1 write rw=randwrite $sync0 iodepth=8 iodepth_batch_submit=8 iodepth_batch_complete_max=1" \
+		"randwrite-4k-qd8-channel write rw=randwrite $sync0 iodepth=8 iodepth_batch_submit=8 busy_wait_polling=0" \
+		'randread-4k-sync-channel read rw=randread busy_wait_polling=0'
 
-	# --- large blocks, iodepth > 1, batched: one flush per batch ---
-	fio_pair write-256k-qd16-batch16 write '' 'SYNC=0 BS=256k IODEPTH=16 BATCH=16' jobs/write.fio
-	fio_pair randwrite-4k-qd16-batch16 write '' 'SYNC=0 IODEPTH=16 BATCH=16' jobs/randwrite.fio
-	fio_pair randwrite-64k-qd8-batch1 write '' 'SYNC=0 BS=64k IODEPTH=8 BATCH=1' jobs/randwrite.fio
-	fio_pair read-1m-qd4 read '' 'SYNC=0 BS=1m IODEPTH=4 BATCH=2' jobs/read.fio
-	fio_pair randread-4k-qd16-batch8 read '' 'SYNC=0 IODEPTH=16 BATCH=8' jobs/randread.fio
-	fio_pair rw-64k-qd8-batch4 readwrite '' 'SYNC=0 BS=64k IODEPTH=8 BATCH=4' jobs/rw.fio
-	fio_pair rw-1m-sync readwrite '' 'BS=1m' jobs/rw.fio
-	# a batch larger than what completes at once: fio reaps 1 at a time
-	fio_pair randwrite-4k-qd8-reap1 write '' 'SYNC=0 IODEPTH=8 BATCH=8' jobs/randwrite.fio \
-		--iodepth_batch_complete_max=1
-
-	# --- completion channel instead of busy polling; two connections ---
-	fio_pair randwrite-4k-qd8-channel write '' 'SYNC=0 IODEPTH=8 BATCH=8 BUSY_WAIT=0' \
-		jobs/randwrite.fio
-	fio_pair randread-4k-sync-channel read '' 'BUSY_WAIT=0' jobs/randread.fio
+	# --- two connections ---
 	fio_pair rw-4k-2jobs-qd4 readwrite 'NUMJOBS=2' 'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' \
 		jobs/rw.fio
 	FIO_SERVER_ARGS="--ioengine=external:$ENGINE --cpus=1,0" \
@@ -252,10 +256,11 @@ engine_suite() {
 	# --- device DAX (persistent flush type: the server advertises direct write) ---
 	if [ -n "$DAX" ]; then
 		local dax="SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1"
-		fio_pair devdax-randwrite-4k-sync write "$dax" '' jobs/randwrite.fio
-		fio_pair devdax-write-128k-qd16-batch16 write "$dax" 'SYNC=0 BS=128k IODEPTH=16 BATCH=16' \
-			jobs/write.fio
-		fio_pair devdax-randread-4k-qd8 read "$dax" 'SYNC=0 IODEPTH=8 BATCH=8' jobs/randread.fio
+		# (three server jobs: bytes 0-64m, 64m-128m, 128m-192m of the device)
+		fio_group devdax-workloads "$dax" \
+			'devdax-randwrite-4k-sync write rw=randwrite' \
+			'devdax-write-128k-qd16-batch16 write rw=write sync=0 bs=128k iodepth=16 iodepth_batch_submit=16' \
+			'devdax-randread-4k-qd8 read rw=randread sync=0 iodepth=8 iodepth_batch_submit=8'
 		fio_pair devdax-rw-4k-2jobs readwrite "$dax NUMJOBS=2" 'NUMJOBS=2' jobs/rw.fio
 		if ! grep -q 'does not advertise direct write' "$E2E_TMP/$METHOD-devdax-rw-4k-2jobs/client.log" \
 				2>/dev/null; then

@@ -23,10 +23,13 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
+# shellcheck source=tests/e2e/fio_group.sh
+. tests/e2e/fio_group.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 A=$RPMA_TEST_ADDR
-ENGINE=build/librpma_gpspm.so
+METHOD=gpspm
+ENGINE=build/librpma_$METHOD.so
 HOSTILE=build/engines/tools/gpspm-hostile
 DAX=${RPMA_TEST_DEVDAX:-}
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
@@ -234,26 +237,30 @@ gp_client_fails() {
 }
 
 # --- completion modes: server x client, iodepth 1 (sync) and 16 (batched), 4 KiB ---
-for sb in 0 1; do
-	for cb in 1 0; do
-		gp_pair "randwrite-4k-sync-server-busy$sb-client-busy$cb" write \
-			"SERVER_BUSY_WAIT=$sb" "BUSY_WAIT=$cb" jobs/randwrite.fio
-		gp_pair "randwrite-4k-qd16-batch16-server-busy$sb-client-busy$cb" write \
-			"SERVER_BUSY_WAIT=$sb" "BUSY_WAIT=$cb SYNC=0 IODEPTH=16 BATCH=16" jobs/randwrite.fio
-	done
+# (a busy-polling server: one test per server process; the sleeping server's
+# tests run as sections of one client against one server process: fio_group)
+for cb in 1 0; do
+	gp_pair "randwrite-4k-sync-server-busy1-client-busy$cb" write \
+		"SERVER_BUSY_WAIT=1" "BUSY_WAIT=$cb" jobs/randwrite.fio
+	gp_pair "randwrite-4k-qd16-batch16-server-busy1-client-busy$cb" write \
+		"SERVER_BUSY_WAIT=1" "BUSY_WAIT=$cb SYNC=0 IODEPTH=16 BATCH=16" jobs/randwrite.fio
 done
-
-# --- every workload, small and large blocks, sync and batched (sleeping server) ---
+batch16='sync=0 iodepth=16 iodepth_batch_submit=16'
+# --- and every workload, small and large blocks, sync and batched (sleeping server);
 # (write-4k-sync and randwrite-64k-qd8-batch1: engines.sh runs them against this sleeping server)
-gp_pair write-1m-qd4-batch4 write '' 'SYNC=0 BS=1m IODEPTH=4 BATCH=4' jobs/write.fio
-gp_pair read-4k-qd8-batch8 read '' 'SYNC=0 IODEPTH=8 BATCH=8' jobs/read.fio
-gp_pair randread-256k-sync read '' 'BS=256k' jobs/randread.fio
 # reads and writes interleaved, one per batch: a read's completion waits for the
 # flushes posted before it
-gp_pair rw-4k-qd16-batch1 "read write" '' 'SYNC=0 IODEPTH=16 BATCH=1' jobs/rw.fio
-gp_pair rw-4k-qd16-batch16-channel "read write" '' 'SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' \
-	jobs/rw.fio
-gp_pair rw-256k-sync "read write" '' 'BS=256k' jobs/rw.fio
+fio_group sleeping-server 'SERVER_BUSY_WAIT=0' \
+	'randwrite-4k-sync-server-busy0-client-busy1 write rw=randwrite busy_wait_polling=1' \
+	"randwrite-4k-qd16-batch16-server-busy0-client-busy1 write rw=randwrite busy_wait_polling=1 $batch16" \
+	'randwrite-4k-sync-server-busy0-client-busy0 write rw=randwrite busy_wait_polling=0' \
+	"randwrite-4k-qd16-batch16-server-busy0-client-busy0 write rw=randwrite busy_wait_polling=0 $batch16" \
+	'write-1m-qd4-batch4 write rw=write sync=0 bs=1m iodepth=4 iodepth_batch_submit=4' \
+	'read-4k-qd8-batch8 read rw=read sync=0 iodepth=8 iodepth_batch_submit=8' \
+	'randread-256k-sync read rw=randread bs=256k' \
+	'rw-4k-qd16-batch1 readwrite rw=rw rwmixread=70 sync=0 iodepth=16 iodepth_batch_submit=1' \
+	"rw-4k-qd16-batch16-channel readwrite rw=rw rwmixread=70 busy_wait_polling=0 $batch16" \
+	'rw-256k-sync readwrite rw=rw rwmixread=70 bs=256k'
 # a server taking 1 request at a time serves a sync client
 gp_pair randwrite-4k-sync-server-depth1 write 'SERVER_IODEPTH=1' 'IODEPTH=8' jobs/randwrite.fio
 # fio's verify: write with checksums, read back over RDMA, both sides sleeping

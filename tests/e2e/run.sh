@@ -8,7 +8,7 @@
 # injection and engine-fault suites, and `make install` (install.sh: the guest's
 # root is a throw-away overlay).
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 suites=(tests/e2e/examples.sh)
 case "$(uname -r)" in
 6.1.*)

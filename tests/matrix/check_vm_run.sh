@@ -48,6 +48,9 @@ for chart in lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write overhead_vs_noflush
 	fi
 done
 grep -q '<svg' "$OUT/report.html" 2>/dev/null || fail "report.html has no inline chart"
+# the environment says which accelerator ran the VM (KVM's figures are not TCG's)
+grep -Eq '^\| in Soft-RoCE VM \| yes, accelerator (kvm|tcg) \|' "$OUT/report.md" 2>/dev/null ||
+	fail "the report's environment does not say which accelerator ran the VM"
 [ "$FAILED" -gt 0 ] || echo "PASS --quick matrix: every point measured and reported"
 
 scripts/softroce-vm run -q --timeout 120 -- tests/matrix/no_flush_vm.sh || fail "the no_flush check"

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tests/lint/shellcheck.sh -- make lint-shellcheck: shellcheck over every shell
+# script git knows (*.sh, and the files whose first line names bash or sh).
+# Any finding fails; a script silences one only next to it, with its reason.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v shellcheck >/dev/null || { echo "lint: shellcheck is missing (scripts/deps.sh)" >&2; exit 1; }
+files=()
+while IFS= read -r f; do
+	[ -f "$f" ] || continue
+	case $f in
+	*.sh) files+=("$f") ;;
+	*) head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh([[:space:]]|$)' && files+=("$f") ;;
+	esac
+done < <(git ls-files)
+((${#files[@]})) || { echo "lint: no shell scripts found (not a git tree?)" >&2; exit 1; }
+shellcheck -x "${files[@]}"
+echo "lint: shellcheck clean (${#files[@]} scripts)"
