@@ -229,22 +229,21 @@ engine_suite() {
 	# (fio_group): every workload at 4 KiB with sync=1 (the defaults); large blocks,
 	# iodepth > 1, batched (one flush per batch); a batch larger than what completes
 	# at once (fio reaps 1 at a time); the completion channel instead of busy polling
-	local sync0='sync=0'
 	fio_group dram-workloads '' \
 		'write-4k-sync write rw=write' \
 		'randwrite-4k-sync write rw=randwrite' \
 		'read-4k-sync read rw=read' \
 		'randread-4k-sync read rw=randread' \
 		'rw-4k-sync readwrite rw=rw rwmixread=70' \
-		"write-256k-qd16-batch16 write rw=write $sync0 bs=256k iodepth=16 iodepth_batch_submit=16" \
-		"randwrite-4k-qd16-batch16 write rw=randwrite $sync0 iodepth=16 iodepth_batch_submit=16" \
-		"randwrite-64k-qd8-batch1 write rw=randwrite $sync0 bs=64k iodepth=8 iodepth_batch_submit=1" \
-		"read-1m-qd4 read rw=read $sync0 bs=1m iodepth=4 iodepth_batch_submit=2" \
-		"randread-4k-qd16-batch8 read rw=randread $sync0 iodepth=16 iodepth_batch_submit=8" \
-		"rw-64k-qd8-batch4 readwrite rw=rw rwmixread=70 $sync0 bs=64k iodepth=8 iodepth_batch_submit=4" \
+		"write-256k-qd16-batch16 write rw=write sync=0 bs=256k iodepth=16 iodepth_batch_submit=16" \
+		"randwrite-4k-qd16-batch16 write rw=randwrite sync=0 iodepth=16 iodepth_batch_submit=16" \
+		"randwrite-64k-qd8-batch1 write rw=randwrite sync=0 bs=64k iodepth=8 iodepth_batch_submit=1" \
+		"read-1m-qd4 read rw=read sync=0 bs=1m iodepth=4 iodepth_batch_submit=2" \
+		"randread-4k-qd16-batch8 read rw=randread sync=0 iodepth=16 iodepth_batch_submit=8" \
+		"rw-64k-qd8-batch4 readwrite rw=rw rwmixread=70 sync=0 bs=64k iodepth=8 iodepth_batch_submit=4" \
 		'rw-1m-sync readwrite rw=rw rwmixread=70 bs=1m' \
-		"randwrite-4k-qd8-reap1 write rw=randwrite $sync0 iodepth=8 iodepth_batch_submit=8 iodepth_batch_complete_max=1" \
-		"randwrite-4k-qd8-channel write rw=randwrite $sync0 iodepth=8 iodepth_batch_submit=8 busy_wait_polling=0" \
+		"randwrite-4k-qd8-reap1 write rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=8 iodepth_batch_complete_max=1" \
+		"randwrite-4k-qd8-channel write rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=8 busy_wait_polling=0" \
 		'randread-4k-sync-channel read rw=randread busy_wait_polling=0'
 
 	# --- two connections ---

@@ -212,7 +212,7 @@ is_release() {
 # fault_side SIDE: every pair's faults on SIDE, one run after the other; leaves
 # "RUNS FAILED" in $E2E_TMP/SIDE.count
 fault_side() {
-	local side=$1 prev_trace=/dev/null pair dir trace n vg picked runs=0 vg_runs=0
+	local side=$1 prev_trace=/dev/null pair dir trace n vg picked vg_runs=0
 	for pair in ${FAULTS_PAIRS:-02 04}; do
 		dir=$E2E_TMP/$pair-$side-trace
 		FAULT_CALL='' FAULT_NTH=0
@@ -238,7 +238,6 @@ fault_side() {
 				[ "$VALGRIND_EVERY" -gt 0 ] && [ $((vg_runs % VALGRIND_EVERY)) -eq 1 ] && vg=1
 				[ "$VALGRIND_EVERY" = 1 ] && vg=1
 			fi
-			runs=$((runs + 1))
 			dir=$E2E_TMP/$pair-$side-$n
 			run_pair "$pair" "$side" "$FAULT_NTH" "$vg" "$dir"
 			check_run "$pair" "$side" "$n" "$vg" "$dir"
