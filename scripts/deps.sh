@@ -18,12 +18,14 @@
 set -euo pipefail
 
 BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-dev gcovr)
-# the Soft-RoCE VM: QEMU and initramfs tools on the host; the guest runs the host's
-# own binaries (over a read-only share of /), so its tools are installed here too
-VM_PKGS=(qemu-system-x86 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
+# the Soft-RoCE VM: QEMU, python3 (its option parser, vmlinux and module tools) and
+# initramfs tools on the host; the guest runs the host's own binaries (over a
+# read-only share of /), so its tools are installed here too
+VM_PKGS=(qemu-system-x86 python3 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
-TOOL_PKGS=(valgrind clang gnuplot-nox jq python3 man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck)
+# (libclang-rt-14-dev: libFuzzer and the sanitizer runtimes of clang, only recommended by it)
+TOOL_PKGS=(valgrind clang libclang-rt-14-dev gnuplot-nox jq man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck)
 APT_ROOT=${DEPS_APT_ROOT:-}
 APT_ETC=$APT_ROOT/etc/apt
 SOURCES_FILE=$APT_ETC/sources.list.d/rpma-fio.sources

@@ -1,0 +1,114 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# softroce-vm.d/common.sh -- what every part of scripts/softroce-vm uses:
+# messages, host tools, the cache's kernels and its lock.  Sourced by
+# scripts/softroce-vm, which sets PROG, and CACHE (from tool.py parse).
+
+QUIET=0
+
+note() {
+	((QUIET)) || echo "$PROG: $*" >&2
+}
+
+warn() {
+	echo "$PROG: warning: $*" >&2
+}
+
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 2
+}
+
+now() {
+	date +%s.%N
+}
+
+# Seconds between two `now` timestamps, one decimal.
+elapsed() { # START END
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'
+}
+
+mtime() { # FILE -> seconds.nanoseconds
+	stat -c '%.9Y' "$1"
+}
+
+# QEMU option values: a comma must be doubled.
+qesc() {
+	printf '%s' "${1//,/,,}"
+}
+
+# Single-quote a string for sh/bash.
+shquote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
+}
+
+find_tool() { # NAME -- also looks in the sbin dirs a non-root PATH may lack
+	local d
+	command -v "$1" 2>/dev/null && return 0
+	for d in /usr/local/sbin /usr/sbin /sbin; do
+		[[ -x $d/$1 ]] && {
+			echo "$d/$1"
+			return 0
+		}
+	done
+	return 1
+}
+
+need_tool() { # NAME PACKAGE
+	find_tool "$1" >/dev/null ||
+		die "'$1' not found: install the Debian package '$2' (run: sudo scripts/deps.sh vm)"
+}
+
+# QEMU, or the stand-in named by SOFTROCE_VM_QEMU (the harness' own tests).
+find_qemu() {
+	if [[ -n ${SOFTROCE_VM_QEMU:-} ]]; then
+		[[ -x $SOFTROCE_VM_QEMU ]] || die "SOFTROCE_VM_QEMU: '$SOFTROCE_VM_QEMU' is not an executable"
+		echo "$SOFTROCE_VM_QEMU"
+		return 0
+	fi
+	find_tool qemu-system-x86_64
+}
+
+# Changes to the cache (setup, an initramfs rebuild, a KVM verdict) hold it;
+# running guests only read the cache.
+take_lock() {
+	mkdir -p "$CACHE"
+	[[ -f $CACHE/.gitignore ]] || echo '*' >"$CACHE/.gitignore"
+	exec {LOCK_FD}>"$CACHE/.lock"
+	flock "$LOCK_FD"
+}
+
+release_lock() {
+	[[ -n ${LOCK_FD:-} ]] || return 0
+	exec {LOCK_FD}>&-
+	LOCK_FD=
+}
+
+kernel_dir() { # VERSION
+	echo "$CACHE/$1"
+}
+
+# Load the cache's kernel.env of VERSION: PKG PKGVER KVER.
+load_kernel_env() { # VERSION
+	local f
+	f=$(kernel_dir "$1")/kernel.env
+	[[ -f $f ]] || return 1
+	# shellcheck disable=SC2034 # PKG, PKGVER: read by the callers
+	PKG='' PKGVER='' KVER=''
+	# shellcheck disable=SC1090
+	source "$f"
+	[[ -n $KVER && -f $(kernel_dir "$1")/root/boot/vmlinuz-$KVER ]]
+}
+
+# The image QEMU boots: the uncompressed vmlinux if there is one.
+kernel_image() { # V -- needs load_kernel_env
+	local dir
+	dir=$(kernel_dir "$1")
+	if [[ -f $dir/vmlinux ]]; then
+		echo "$dir/vmlinux"
+	else
+		echo "$dir/root/boot/vmlinuz-$KVER"
+	fi
+}

@@ -1,0 +1,245 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# softroce-vm.d/run.sh -- `run`: the per-run directory (what guest.sh reads),
+# QEMU with the 9p shares and the NVDIMM, COMMAND's output streamed back,
+# and the exit status.  Sourced by scripts/softroce-vm; the OPT_* values
+# come from tool.py parse, already checked.
+
+LOG_TAIL_LINES=60
+
+# Per-run state, for the EXIT/signal traps.
+RUN_DIR=
+QEMU_PID=
+TAIL_PIDS=()
+KEEP_RUN_DIR=0
+INTERRUPTED=
+
+cleanup_run() {
+	local p
+	if [[ -n $QEMU_PID ]] && kill -0 "$QEMU_PID" 2>/dev/null; then
+		kill -TERM "$QEMU_PID" 2>/dev/null || true
+		wait "$QEMU_PID" 2>/dev/null || true
+	fi
+	for p in "${TAIL_PIDS[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	[[ -n $RUN_DIR && -d $RUN_DIR ]] || return 0
+	rm -f "$RUN_DIR/pmem.img"
+	((KEEP_RUN_DIR)) || rm -rf "$RUN_DIR"
+}
+
+on_signal() { # SIGNAL_NAME
+	INTERRUPTED=$1
+	[[ -n $QEMU_PID ]] && kill -TERM "$QEMU_PID" 2>/dev/null
+	return 0
+}
+
+# The host tools a run needs -> QEMU.
+check_run_tools() {
+	QEMU=$(find_qemu) ||
+		die "qemu-system-x86_64 not found: install the Debian package 'qemu-system-x86' (run: sudo scripts/deps.sh vm)"
+	need_tool ip iproute2
+	need_tool rdma iproute2
+	if ((OPT_PMEM)); then
+		need_tool ndctl ndctl
+		need_tool mkfs.ext4 e2fsprogs
+	fi
+}
+
+# Kernel V's boot files, up to date; `setup` first if it is not in the cache.
+run_kernel() { # V
+	if load_kernel_env "$1"; then
+		take_lock
+		prepare_vmlinux "$1"
+		ensure_initramfs "$1"
+		release_lock
+	else
+		# First use (or the cache was removed, e.g. by `make clean`).
+		note "kernel $1 is not in the cache ($CACHE): running \`scripts/$PROG setup --kernel $1\` first"
+		setup_kernel "$1" 0
+		load_kernel_env "$1"
+	fi
+}
+
+run_accel() { # V
+	take_lock
+	choose_accel "$QEMU" "$1"
+	release_lock
+	# a KVM that could not run the guest is said even with -q: the figures are TCG's
+	if [[ $ACCEL_WHY == 'kvm probe failed'* ]]; then
+		echo "$PROG: $(accel_line)" >&2
+	else
+		note "$(accel_line)"
+	fi
+}
+
+# The per-run directory's config, env and argv files (see guest.sh).
+write_run_files() {
+	local e a
+	{
+		echo "SHARE=$(shquote "$OPT_SHARE")"
+		echo "CWD=$(shquote "$OPT_CWD")"
+		echo "PMEM=$OPT_PMEM"
+		echo "PMEM_DEVDAX_MIB=$((OPT_PMEM_MIB / 2))"
+		echo "RXE_ADDR=$RXE_ADDR"
+		echo "RXE_PREFIX=$RXE_PREFIX"
+		echo "QUIET=$QUIET"
+		echo "ACCEL=$ACCEL_NAME"
+	} >"$RUN_DIR/config"
+	for e in "${OPT_ENVS[@]}"; do # NAME=VALUE
+		echo "export ${e%%=*}=$(shquote "${e#*=}")"
+	done >"$RUN_DIR/env"
+	{
+		printf 'CMD=('
+		for a in "${OPT_COMMAND[@]}"; do
+			printf ' %s' "$(shquote "$a")"
+		done
+		echo ' )'
+	} >"$RUN_DIR/argv"
+	cp "$PARTS/guest.sh" "$RUN_DIR/guest.sh"
+	: >"$RUN_DIR/stdout"
+	: >"$RUN_DIR/stderr"
+	: >"$RUN_DIR/guest.log"
+	echo $$ >"$RUN_DIR/owner.pid"
+}
+
+start_run_dir() {
+	RUN_DIR=$(mktemp -d "${TMPDIR:-/tmp}/softroce-vm.XXXXXX")
+	KEEP_RUN_DIR=$OPT_KEEP
+	trap cleanup_run EXIT
+	trap 'on_signal INT' INT
+	trap 'on_signal TERM' TERM
+	trap 'on_signal HUP' HUP
+	write_run_files
+}
+
+# QEMU's arguments -> QARGS; with --pmem it creates the NVDIMM's backing file.
+qemu_args() { # V
+	local machine=pc memspec=$OPT_MEM pmem_args=() size
+	if ((OPT_PMEM)); then
+		size=$((OPT_PMEM_MIB * 1024 * 1024 + 128 * 1024)) # + the label area
+		machine=pc,nvdimm=on
+		memspec="$OPT_MEM,slots=2,maxmem=$((OPT_MEM + OPT_PMEM_MIB + 1024))M"
+		truncate -s "$size" "$RUN_DIR/pmem.img"
+		pmem_args=(
+			-object "memory-backend-file,id=pmem0,share=on,mem-path=$(qesc "$RUN_DIR/pmem.img"),size=$size"
+			-device 'nvdimm,id=nvdimm0,memdev=pmem0,label-size=128K'
+		)
+	fi
+	QARGS=(
+		-name "$PROG" -nodefaults -no-user-config -display none -monitor none -no-reboot
+		-machine "$machine" "${ACCEL_ARGS[@]}" -smp "$OPT_CPUS" -m "$memspec"
+		-kernel "$(kernel_image "$1")" -initrd "$(kernel_dir "$1")/initramfs.img"
+		-append "console=ttyS0 panic=-1 loglevel=7 $ACCEL_APPEND ${SOFTROCE_VM_APPEND:-}"
+		-chardev "file,id=console,path=$(qesc "$RUN_DIR/guest.log")" -serial chardev:console
+		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+		-virtfs "local,path=$(qesc "$RUN_DIR"),mount_tag=softroce-run,security_model=none,multidevs=remap"
+		-virtfs "local,path=$(qesc "$OPT_SHARE"),mount_tag=share,security_model=none,multidevs=remap"
+		"${pmem_args[@]}"
+	)
+}
+
+# Run QEMU (under --timeout) while COMMAND's output streams to ours; wait for
+# it -> QRC (its status), T0 and T1 (start and end, on the host's clock).
+boot_guest() {
+	local timeout_cmd=()
+	((OPT_TIMEOUT > 0)) && timeout_cmd=(timeout -k 10 "$OPT_TIMEOUT")
+	note "booting kernel $KVER ($ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB"))"
+	T0=$(now)
+	"${timeout_cmd[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$RUN_DIR/qemu.log" 2>&1 &
+	QEMU_PID=$!
+	tail -n +1 -s 0.2 --pid="$QEMU_PID" -f "$RUN_DIR/stdout" &
+	TAIL_PIDS+=($!)
+	tail -n +1 -s 0.2 --pid="$QEMU_PID" -f "$RUN_DIR/stderr" >&2 &
+	TAIL_PIDS+=($!)
+	while :; do
+		QRC=0
+		wait "$QEMU_PID" || QRC=$?
+		kill -0 "$QEMU_PID" 2>/dev/null || break # else: a trapped signal woke us up
+	done
+	T1=$(now)
+	wait "${TAIL_PIDS[@]}" 2>/dev/null || true
+	TAIL_PIDS=()
+	QEMU_PID=
+}
+
+# The guest stopped before COMMAND's status was written: say what is known.
+say_guest_stopped() { # SHOWN_LOG
+	echo "$PROG: error: the guest stopped before COMMAND finished (QEMU exit status $QRC); guest log: $1" >&2
+	if [[ $ACCEL_NAME == kvm && ! -f $RUN_DIR/started ]]; then
+		echo "$PROG: error: KVM ($ACCEL_WHY) could not run the guest: $(grep -v '^[[:space:]]*$' "$RUN_DIR/qemu.log" | tail -n1 || true)" >&2
+		echo "$PROG: hint: SOFTROCE_VM_ACCEL=tcg (or unset, to let the probe decide) runs it without KVM" >&2
+	fi
+}
+
+# The run's exit status -> RC: COMMAND's, or the harness' own (said why).
+run_status() { # SHOWN_LOG
+	local when
+	if [[ -n $INTERRUPTED ]]; then
+		echo "$PROG: interrupted (SIG$INTERRUPTED): stopped the guest; guest log: $1" >&2
+		[[ $INTERRUPTED == INT ]] && RC=130 || RC=143
+	elif ((OPT_TIMEOUT > 0)) && ((QRC == 124 || QRC == 137)); then
+		when='before COMMAND started'
+		[[ -f $RUN_DIR/started ]] && when='while COMMAND was still running'
+		echo "$PROG: error: timed out after $OPT_TIMEOUT s (--timeout, boot included): killed the guest $when; guest log: $1" >&2
+		RC=124
+	elif [[ -s $RUN_DIR/status ]]; then
+		RC=$(<"$RUN_DIR/status")
+	else
+		say_guest_stopped "$1"
+		RC=125
+	fi
+}
+
+# The run's times, on the host's clock: the guest creates `started` right
+# before COMMAND and `status` right after it, over 9p.
+run_times() {
+	local total started=$RUN_DIR/started
+	total=$(elapsed "$T0" "$T1")
+	if [[ -f $started && -f $RUN_DIR/status ]]; then
+		echo "boot $(elapsed "$T0" "$(mtime "$started")") s, command $(elapsed \
+			"$(mtime "$started")" "$(mtime "$RUN_DIR/status")") s, total $total s"
+	elif [[ -f $started ]]; then
+		echo "boot $(elapsed "$T0" "$(mtime "$started")") s, total $total s (COMMAND did not finish)"
+	else
+		echo "total $total s (COMMAND never started)"
+	fi
+}
+
+# After the guest: the status, the times, the log's tail on a failure.
+finish_run() {
+	local log=$RUN_DIR/guest.log shown
+	if [[ -s $RUN_DIR/qemu.log ]]; then
+		{
+			echo "---- QEMU messages ----"
+			cat "$RUN_DIR/qemu.log"
+		} >>"$log"
+	fi
+	shown=$log
+	[[ -n $OPT_LOG ]] && cp "$log" "$OPT_LOG" && shown=$OPT_LOG
+	run_status "$shown"
+	note "exit status $RC; $(run_times)"
+	if ((RC != 0)); then
+		{
+			echo "---- last $LOG_TAIL_LINES lines of the guest log ($shown) ----"
+			tail -n "$LOG_TAIL_LINES" "$log"
+			echo "---- end of the guest log ----"
+		} >&2
+		[[ $shown == "$log" ]] && KEEP_RUN_DIR=1
+	fi
+	if ((KEEP_RUN_DIR)); then
+		note "run directory kept: $RUN_DIR (guest.log, stdout, stderr)"
+	fi
+}
+
+cmd_run() { # the OPT_* of tool.py parse
+	check_run_tools
+	run_kernel "$OPT_KERNEL"
+	run_accel "$OPT_KERNEL"
+	start_run_dir
+	qemu_args "$OPT_KERNEL"
+	boot_guest
+	finish_run
+	return "$RC"
+}

@@ -1,0 +1,134 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The --help texts of scripts/softroce-vm, one function a command.
+
+Each takes the Settings (cli.py): the texts name the cache, the project root
+and the rxe address as they are on this machine.
+"""
+
+PROG = "softroce-vm"
+
+
+def main_text(s):
+    return f"""\
+Usage: scripts/{PROG} COMMAND [OPTIONS]
+
+Run commands inside a throw-away QEMU VM with a Soft-RoCE (rxe) RDMA device
+and, optionally, emulated persistent memory (NVDIMM).
+
+Commands:
+  setup    download a Debian kernel into the cache and build the initramfs
+  run      boot the VM and run a command in it:  run [OPTIONS] -- COMMAND...
+  status   show the cache, the kernels set up and the host's tools
+  clean    remove the cache and/or leftover run directories
+  help     show this help, or `help COMMAND`
+
+Examples:
+  sudo scripts/deps.sh vm              # once: install QEMU, rdma-core, ...
+  scripts/softroce-vm setup            # once: fetch kernel 6.1, build initramfs
+  scripts/softroce-vm run -- ibv_devices
+  scripts/softroce-vm run --pmem -- sh -c 'ls -l $RPMA_TEST_DEVDAX'
+
+Environment:
+  SOFTROCE_VM_CACHE   cache directory (default: ~/.cache/rpma-fio/softroce-vm)
+  SOFTROCE_VM_ACCEL   force the accelerator: kvm or tcg (default: kvm when
+                      /dev/kvm can run the guest -- decided by a short probe
+                      boot, remembered in the cache -- else tcg)
+  SOFTROCE_VM_PROBE_TIMEOUT  seconds the KVM probe boot may take (default 10)
+  SOFTROCE_VM_QEMU    the QEMU binary (default: qemu-system-x86_64 on PATH)
+  SOFTROCE_VM_APPEND  extra guest kernel parameters (debugging)
+
+Run `scripts/{PROG} COMMAND --help` for a command's options; see docs/softroce-vm.md."""
+
+
+def setup_text(s):
+    return f"""\
+Usage: scripts/{PROG} setup [--kernel 6.1|6.12] [--refresh]
+
+Download Debian's kernel package (apt-get download + dpkg -x, never installed
+on the host) into the cache and build the guest's initramfs.  With the cache
+already in place this is quick and needs no network.
+
+Options:
+  --kernel V   6.1 (bookworm, default) or 6.12 (bookworm-backports; needs the
+               backports apt source: sudo scripts/deps.sh vm)
+  --refresh    ask apt for the newest kernel package and fetch it if it
+               differs from the cached one (needs an up-to-date apt index)
+  -h, --help   show this help
+
+Cache: {s.cache}"""
+
+
+def run_text(s):
+    return f"""\
+Usage: scripts/{PROG} run [OPTIONS] -- COMMAND [ARG...]
+
+Boot the VM, set up Soft-RoCE and run COMMAND as root inside it.  Exits with
+COMMAND's exit status; 124 if --timeout hit; 125 if the guest stopped before
+COMMAND finished; 2 for a usage or setup error.  If the kernel is not in the
+cache yet, `setup --kernel V` runs first.
+
+Inside the guest:
+  - the host's / is visible read-only (writes go to a RAM overlay; /tmp is
+    empty), the shared folder (the project) is read-write at the same path;
+  - COMMAND runs in the caller's working directory if it is inside the shared
+    folder, else in the shared folder;
+  - rxe0 is bound to a dummy netdev; its address is in RPMA_TEST_ADDR
+    ({s.rxe_addr}); there is no network device, nothing leaves the guest;
+  - SOFTROCE_VM=1; with --pmem also RPMA_TEST_DEVDAX and RPMA_TEST_FSDAX_DIR;
+  - COMMAND's stdin is /dev/null; its stdout/stderr come back to the caller's.
+
+Options:
+  --kernel V        guest kernel: 6.1 (default) or 6.12
+  --cpus N          virtual CPUs (default 2)
+  --mem MiB         guest RAM (default 2048)
+  --timeout SEC     kill the guest after SEC seconds, boot included
+                    (default 600; 0 = no limit); exit status 124
+  --pmem            add an emulated NVDIMM: devdax /dev/dax0.0 and an ext4
+                    file system mounted with -o dax at /mnt/pmem
+  --pmem-size MiB   NVDIMM size, a multiple of 64, at least 128 (default 512);
+                    half of it is the devdax namespace
+  --env NAME=VALUE  set an environment variable for COMMAND (repeatable);
+                    --env NAME passes the caller's value of NAME
+  --share DIR       folder shared read-write (default: the project root,
+                    {s.root})
+  --log FILE        also save the guest log (console + kernel log) to FILE
+  --keep-logs       keep the per-run directory (guest log, stdout, stderr);
+                    it is always kept when the exit status is not 0
+  -q, --quiet       do not print the harness' own notes
+  -h, --help        show this help
+
+Builds run inside the guest must not use -march=native (see docs/softroce-vm.md)."""
+
+
+def status_text(s):
+    return f"""\
+Usage: scripts/{PROG} status
+
+Show the cache directory, the kernels that are set up, the accelerator that
+`run` would use, missing host tools and leftover run directories."""
+
+
+def clean_text(s):
+    return f"""\
+Usage: scripts/{PROG} clean [--kernel V | --runs | --all]
+
+  (no option)  remove the whole cache ({s.cache})
+               and the leftover run directories
+  --kernel V   remove only kernel V (6.1 or 6.12) from the cache
+  --runs       remove only the leftover run directories in ${{TMPDIR:-/tmp}}
+               (kept after failed runs or with --keep-logs)
+  --all        same as no option
+  -h, --help   show this help"""
+
+
+TEXTS = {
+    "setup": setup_text,
+    "run": run_text,
+    "status": status_text,
+    "clean": clean_text,
+}
+
+
+def text(topic, settings):
+    """The help of command TOPIC; the overview for any other topic."""
+    return TEXTS.get(topic, main_text)(settings)
