@@ -182,12 +182,20 @@ test-unit-san:
 # Every test, stage by stage: host-side checks first (fast), then everything in the
 # VM; a table of each stage's time at the end (tests/run_stages.sh).
 TEST_STAGES := unit=test-unit unit-asan-ubsan=test-unit-san coverage=coverage man=test-man \
-	matrix-report=test-matrix deps-script=test-deps lint=lint fuzz-brief=fuzz-brief \
-	build-for-vm=e2e-build vm-accel=test-vm-accel \
-	$(foreach k,$(E2E_KERNELS),e2e-$(k)=test-e2e-$(k)) matrix-vm=test-matrix-vm sweep-vm=test-sweep-vm
+	matrix-report=test-matrix deps-script=test-deps fault-check=test-fault-check lint=lint \
+	fuzz-brief=fuzz-brief \
+	build-for-vm=e2e-build vm-unit=test-vm-unit vm-accel=test-vm-accel \
+	$(foreach k,$(E2E_KERNELS),e2e-$(k)=test-e2e-$(k)) matrix-vm=test-matrix-vm sweep-vm=test-sweep-vm \
+	doc-claims=test-doc-claims
 
 test:
 	@tests/run_stages.sh $(TEST_STAGES)
+
+# docs/reliability.md's tables against the results of the tests they cite (after the e2e
+# stages: build/e2e-results/<kernel>.tsv); the checker proves itself first
+test-doc-claims: $(UNIT_BINS)
+	@tests/docs/check_claims.py --self-test
+	@tests/docs/check_claims.py docs/reliability.md
 
 COVERAGE_MIN ?= 90
 
@@ -256,5 +264,5 @@ include engines/engines.mk
 include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
-.PHONY: all examples engines e2e-build test test-unit test-unit-san test-e2e coverage install install-lib \
+.PHONY: all examples engines e2e-build test test-unit test-unit-san test-e2e test-doc-claims coverage install install-lib \
 	install-engines clean

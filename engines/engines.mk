@@ -1,7 +1,6 @@
 # engines/engines.mk -- the fio engines, included by the top Makefile.
 #
-#   make engines                 build/librpma_apm.so (and build/librpma_gpspm.so once
-#                                engines/librpma_gpspm.c exists)
+#   make engines                 build/librpma_apm.so, build/librpma_gpspm.so
 #   make engines FIO_SRC=/path   build against another fio source tree
 #   make engines FIO=/opt/fio    ... for another fio binary
 #
@@ -14,10 +13,12 @@
 # `./configure --disable-native` writes its config-host.h (fio itself is never
 # built). The build refuses to go on if `$(FIO) --version` and the tree disagree.
 #
-# Each engine is one shared object: engines/<name>.c plus engines/common/*.c,
-# build/librpma.a (PIC) and -lrdmacm -libverbs -lpmem2; a version script
-# exports `ioengine` only. ENGINE_SRCS_<name> / ENGINE_LDLIBS_<name> add
-# per-engine sources and libraries (e.g. generated protobuf code for GPSPM).
+# Each engine is one shared object: engines/<name>.c (the method) plus what
+# every engine shares -- engines/engine.c (fio's entry points), client/*.c,
+# server/*.c, common/*.c -- build/librpma.a (PIC) and -lrdmacm -libverbs -lpmem2;
+# a version script exports `ioengine` only. ENGINE_SRCS_<name> / ENGINE_LDLIBS_<name>
+# add a method's own sources and libraries (engines/gpspm/: its messages, its
+# flush slots and the generated protobuf code).
 
 FIO ?= fio
 FIO_VERSION := $(shell $(FIO) --version 2>/dev/null)
@@ -27,10 +28,10 @@ FIO_CONFIG_H := $(FIO_SRC)/config-host.h
 
 ENGINE_NAMES := $(patsubst engines/%.c,%,$(wildcard engines/librpma_*.c))
 ENGINE_SOS := $(ENGINE_NAMES:%=$(BUILD)/%.so)
-# (gpspm_*.c belong to the GPSPM engine only: engines/gpspm.mk)
-ENGINE_COMMON_SRCS := $(sort $(filter-out engines/common/gpspm_%.c,$(wildcard engines/common/*.c)))
-ENGINE_COMMON_OBJS := $(ENGINE_COMMON_SRCS:engines/common/%.c=$(BUILD)/engines/common/%.o)
-ENGINE_HDRS := $(wildcard engines/common/*.h) librpma/include/librpma.h
+ENGINE_SHARED_DIRS := engines/client engines/server engines/common
+ENGINE_COMMON_SRCS := engines/engine.c $(sort $(wildcard $(ENGINE_SHARED_DIRS:%=%/*.c)))
+ENGINE_COMMON_OBJS := $(ENGINE_COMMON_SRCS:engines/%.c=$(BUILD)/engines/%.o)
+ENGINE_HDRS := engines/engine.h $(wildcard $(ENGINE_SHARED_DIRS:%=%/*.h)) librpma/include/librpma.h
 ENGINE_LDLIBS := $(BUILD)/librpma.a $(LDLIBS_PROVIDER) -lpmem2 -lpthread
 ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
 
@@ -93,7 +94,7 @@ $(FIO_CONFIG_H):
 engines-check-fio: $(FIO_CONFIG_H)
 	$(FIO_VERSION_CHECK)
 
-$(BUILD)/engines/common/%.o: engines/common/%.c $(ENGINE_HDRS) $(FIO_CONFIG_H) | engines-check-fio
+$(ENGINE_COMMON_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(FIO_CONFIG_H) | engines-check-fio
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_CFLAGS) -c -o $@ $<
 
@@ -116,13 +117,23 @@ engines: $(ENGINE_SOS)
 # test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) adds the
 # engines' pure sources.
 ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c \
-	engines/common/env_defaults.c
+	engines/common/env_defaults.c engines/gpspm/slots.c engines/gpspm/server_slots.c
 
 $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS) \
-		$(wildcard engines/common/*.h) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+		$(wildcard engines/common/*.h engines/gpspm/*.h) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -o $@ $(filter %.c,$^) \
 		$(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
+
+# the completion loop's unit test brings its own stand-ins for the librpma calls poll.c
+# makes: no librpma is linked (an explicit rule wins over the pattern rule above). Linked
+# with TEST_FLAGS, not TEST_LDFLAGS: its malloc wraps are the fake provider's, not linked
+# here (under COVERAGE=1, libgcov's malloc calls would find no __wrap_malloc).
+$(TBUILD)/unit/engine_poll: $(wildcard tests/unit/engine_poll/*.c) engines/common/poll.c \
+		engines/common/poll.h librpma/include/librpma.h $(PROBE_H)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -Ilibrpma/include -o $@ \
+		$(filter %.c,$^) $(TEST_FLAGS) -lcmocka
 
 .PHONY: engines engines-check-fio
 
@@ -130,4 +141,4 @@ $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS
 test-e2e e2e-build: engines
 
 # GPSPM: the flush messages' protobuf code (protoc-c), the message codec's unit test, tools
-include engines/gpspm.mk
+include engines/gpspm/gpspm.mk

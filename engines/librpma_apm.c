@@ -11,33 +11,64 @@
  *   fio jobs/apm-server.fio                                        # server
  *   fio --ioengine=external:build/librpma_apm.so jobs/write.fio    # client
  *
- * Everything but the APM specifics lives in engines/common/ (see engine.h).
+ * The protocol, in the order it runs (the steps themselves are in client/
+ * and server/; engine.c calls these hooks for fio):
+ *
+ *   server  map the memory, register it for the client's writes, reads and
+ *           flushes, listen, accept the client with the workspace; serve =
+ *           wait until the client leaves
+ *   client  connect; from the workspace, the flush type: persistent or
+ *           visibility; post each batch's reads and writes, then ONE flush
+ *           covering the batch's writes (client/io.c); its completion
+ *           completes the batch; disconnect
  */
 #include <errno.h>
 
-#include "common/engine.h"
-#include "common/io.h"
+#include "client/client.h"
+#include "common/report.h"
+#include "engine.h"
+#include "server/server.h"
 
-/* Queue sizes: every I/O is one work request, every batch adds at most one flush. */
-static int apm_client_conn_cfg(struct rpmafio_job *job, struct rpma_conn_cfg *cfg)
+/* ---- server ---- */
+
+static int apm_server_init(struct rpmafio_server *s)
 {
-	uint32_t n = rpmafio_sq_size(job->client.depth);
-	char buf[128];
-	int ret;
+	/*
+	 * least access: the client writes to it and reads from it, and flushes
+	 * it itself (the emulated flush is a read); persistent flushes only when
+	 * writes reach persistence directly
+	 */
+	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
+		(s->job.o->direct_write_to_pmem ? RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT :
+			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	struct rpma_conn_req *req = NULL;
 
-	if ((ret = rpma_conn_cfg_set_sq_size(cfg, n)) || (ret = rpma_conn_cfg_set_cq_size(cfg, n)))
-		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s", job->client.depth,
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return 0;
+	if (rpmafio_server_map(s) || rpmafio_server_register(s, usage, 0) ||
+			rpmafio_server_listen(s) || rpmafio_server_next_request(s, NULL, &req))
+		return -1;
+	return rpmafio_server_accept(s, &req);
 }
 
-/*
- * Decide the flush type: persistent when the server advertises direct write
- * to PMem and its memory allows persistent flushes, visibility otherwise.
- */
-static int apm_client_connected(struct rpmafio_job *job)
+/* nothing to do while the client writes, reads and flushes on its own */
+static int apm_server_serve(struct rpmafio_server *s)
 {
-	struct rpmafio_client *c = &job->client;
+	return rpmafio_server_serve(s, NULL);
+}
+
+/* ---- client ---- */
+
+/* the flush type of every batch: decided once, from the workspace */
+struct apm_client {
+	enum rpma_flush_type flush_type;
+};
+
+/*
+ * Persistent when the server advertises direct write to PMem and its memory
+ * allows persistent flushes, visibility otherwise.
+ */
+static int choose_flush_type(struct rpmafio_client *c, enum rpma_flush_type *type)
+{
+	struct rpmafio_job *job = &c->job;
 	struct rpma_peer_cfg *pcfg = NULL;
 	char buf[128];
 	int usage = 0, ret;
@@ -59,36 +90,51 @@ static int apm_client_connected(struct rpmafio_job *job)
 	(void) rpma_peer_cfg_delete(&pcfg);
 
 	if (c->ws.direct_write_to_pmem && (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
-		c->flush_type = RPMA_FLUSH_TYPE_PERSISTENT;
-	} else {
-		c->flush_type = RPMA_FLUSH_TYPE_VISIBILITY;
-		if (job->index == 0)
-			rpmafio_note(job, "the server does not advertise direct write to PMem: "
-				"writes are flushed for visibility, which does not make them "
-				"persistent (fine for DRAM and for trying things out)");
+		*type = RPMA_FLUSH_TYPE_PERSISTENT;
+		return 0;
 	}
+	*type = RPMA_FLUSH_TYPE_VISIBILITY;
+	if (job->index == 0)
+		rpmafio_note(job, "the server does not advertise direct write to PMem: writes "
+			"are flushed for visibility, which does not make them persistent (fine for "
+			"DRAM and for trying things out)");
 	return 0;
 }
 
-/* one flush after the batch's writes; its completion completes the batch */
-static int apm_flush(struct rpmafio_job *job, uint64_t offset, uint64_t len, struct io_u *last)
+/* every I/O is one work request, every batch adds at most one flush */
+static int apm_client_init(struct rpmafio_client *c)
 {
-	struct rpmafio_client *c = &job->client;
-	int ret = rpma_flush(c->conn, c->server_mr, offset, len, c->flush_type,
+	uint32_t n = rpmafio_sq_size(c->depth);
+	struct rpmafio_queues q = {.sq = n, .cq = n};
+
+	struct apm_client *a = calloc(1, sizeof(*a));
+	if (a == NULL)
+		return rpmafio_fail(&c->job, ENOMEM, "no memory for the client's state");
+	c->priv = a;
+	if (rpmafio_client_connect(c, &q))
+		return -1;
+	return choose_flush_type(c, &a->flush_type);
+}
+
+/* one flush after the batch's writes; its completion completes the batch */
+static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, struct io_u *last)
+{
+	const struct apm_client *a = c->priv;
+	int ret = rpma_flush(c->conn, c->server_mr, offset, len, a->flush_type,
 		RPMA_F_COMPLETION_ALWAYS, last);
 	if (ret) {
 		char buf[128];
-		return rpmafio_fail(job, EIO, "cannot post a flush of %llu bytes at offset %llu: %s",
-			(unsigned long long)len, (unsigned long long)offset,
+		return rpmafio_fail(&c->job, EIO, "cannot post a flush of %llu bytes at offset "
+			"%llu: %s", (unsigned long long)len, (unsigned long long)offset,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	}
 	return 0;
 }
 
 /* every signalled operation carries the io_u it completes as its context */
-static int apm_completion(struct rpmafio_job *job, const struct ibv_wc *wc, struct io_u **last)
+static int apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, struct io_u **last)
 {
-	(void)job;
+	(void)c;
 	switch (wc->opcode) {
 	case IBV_WC_SEND:
 	case IBV_WC_RECV:
@@ -100,18 +146,23 @@ static int apm_completion(struct rpmafio_job *job, const struct ibv_wc *wc, stru
 	}
 }
 
-static const struct rpmafio_engine apm = {
+static void apm_client_cleanup(struct rpmafio_client *c)
+{
+	free(c->priv);
+	c->priv = NULL;
+}
+
+static const struct rpmafio_method apm = {
 	.name = "librpma_apm",
 	.client = {
-		.conn_cfg = apm_client_conn_cfg,
-		.connected = apm_client_connected,
+		.init = apm_client_init,
 		.flush = apm_flush,
 		.completion = apm_completion,
+		.cleanup = apm_client_cleanup,
 	},
 	.server = {
-		/* nothing to do while the client writes and reads on its own */
-		.queue = rpmafio_serve_until_disconnect,
-		.remote_flush = true,
+		.init = apm_server_init,
+		.serve = apm_server_serve,
 	},
 };
 

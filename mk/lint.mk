@@ -1,7 +1,9 @@
-# mk/lint.mk -- static checkers over librpma/src, engines/ and examples/.
+# mk/lint.mk -- static checkers over librpma/src, engines/, examples/ and tests/tools/.
 #
-#   make lint          cppcheck (tests/lint/cppcheck.supp), clang-tidy (.clang-tidy) and
-#                      shellcheck over every shell script in git; any finding fails the make
+#   make lint          cppcheck (tests/lint/cppcheck.supp), clang-tidy (.clang-tidy),
+#                      shellcheck over every shell script in git and no include circle
+#                      between the modules of engines/ and librpma/src
+#                      (tests/lint/include_cycles.py); any finding fails the make
 #
 # Each tool gets the flags the real build uses; fio's headers are system headers.
 # Findings are fixed, or suppressed with a one-line reason: in .clang-tidy for a
@@ -11,9 +13,10 @@ LINT_LIB_SRCS := $(LIB_SRCS)
 # io.c allocates arrays of pointers (sizeof(*c->queued), a struct io_u *): clang-tidy 14's
 # bugprone-sizeof-expression flags that as sizeof(pointer to aggregate) and has no option yet
 # to tell it apart; the check stays on everywhere else
-LINT_SIZEOF_EXCEPT := engines/common/io.c
-LINT_ENGINE_SRCS := $(filter-out $(LINT_SIZEOF_EXCEPT),$(sort $(wildcard engines/common/*.c engines/librpma_*.c)))
-LINT_PLAIN_SRCS := $(sort $(wildcard examples/*.c examples/common/*.c engines/tools/*.c))
+LINT_SIZEOF_EXCEPT := engines/client/io.c
+LINT_ENGINE_SRCS := $(filter-out $(LINT_SIZEOF_EXCEPT),$(sort $(wildcard engines/*.c \
+	engines/common/*.c engines/client/*.c engines/server/*.c engines/gpspm/*.c)))
+LINT_PLAIN_SRCS := $(sort $(wildcard examples/*.c examples/common/*.c tests/tools/*.c))
 LINT_FIO_FLAGS := -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
 	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC)
 LINT_COMMON_FLAGS := -std=gnu11 -D_GNU_SOURCE -Ilibrpma/include -Ilibrpma/src -Iengines \
@@ -26,7 +29,7 @@ lint-cppcheck: $(PROBE_H) $(GPSPM_PB).h
 		-D_GNU_SOURCE -Ilibrpma/include -Ilibrpma/src -Iengines -Iexamples -I$(GPSPM_GEN) \
 		--include=$(PROBE_H) --suppress='*:$(BUILD)/*' \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
-		librpma/src engines examples
+		librpma/src engines examples tests/tools
 
 lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
 	@command -v clang-tidy >/dev/null || { echo "lint: clang-tidy is missing" >&2; exit 1; }
@@ -40,7 +43,13 @@ lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
 lint-shellcheck:
 	@tests/lint/shellcheck.sh
 
-lint: lint-cppcheck lint-clang-tidy lint-shellcheck
-	@echo "lint: clean (cppcheck, clang-tidy, shellcheck)"
+# a module is a .c and its .h; the checker proves itself first (a planted circle is found)
+lint-includes:
+	@tests/lint/include_cycles.py --self-test
+	@tests/lint/include_cycles.py engines -I engines
+	@tests/lint/include_cycles.py librpma/src -I librpma/src -I librpma/include
 
-.PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck
+lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes
+	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include circles)"
+
+.PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes

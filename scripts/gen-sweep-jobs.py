@@ -72,14 +72,14 @@ HOW_TO_RUN = f"""\
 #   fio jobs/sweep-apm-server.fio $S &
 #   fio --ioengine=external:build/librpma_apm.so jobs/sweep.fio $S
 #
-# The environment, as for the other job files (defaults from the engine):
-# SERVER_IP, PORT, NUMJOBS (jobs per point, the same on both sides) and
-# CONNECT_TIMEOUT on both sides; RUNTIME and RAMP per point (default 10s + 2s:
-# the whole sweep takes about 35 minutes; RUNTIME=1s RAMP=0 for a quick look)
-# and BUSY_WAIT on the client; SERVER_MEM, SERVER_SIZE, DIRECT_WRITE_TO_PMEM
-# (and SERVER_BUSY_WAIT for GPSPM) on the server. The sections set bs,
-# iodepth, sync and the batch themselves: BS, IODEPTH, SYNC, BATCH and
-# SERVER_IODEPTH do not apply.
+# The environment, as for the other job files (defaults from the engine, but
+# SERVER_IP has none: set it): SERVER_IP, PORT, NUMJOBS (jobs per point, the
+# same on both sides) and CONNECT_TIMEOUT on both sides; RUNTIME and RAMP per
+# point (default 10s + 2s: the whole sweep takes about 35 minutes; RUNTIME=1s
+# RAMP=0 for a quick look) and BUSY_WAIT on the client; SERVER_MEM,
+# SERVER_SIZE, DIRECT_WRITE_TO_PMEM (and SERVER_BUSY_WAIT for GPSPM) on the
+# server. The sections set bs, iodepth, sync and the batch themselves: BS,
+# IODEPTH, SYNC, BATCH and SERVER_IODEPTH do not apply.
 """
 
 GENERATED = """\

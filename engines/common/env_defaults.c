@@ -3,13 +3,14 @@
 #include <stdlib.h>
 
 #include "env_defaults.h"
+#include "optparse.h"
 
 const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	/* both sides */
-	{"SERVER_IP", "192.168.77.1", "the server's address (the Soft-RoCE VM's rxe0)"},
-	{"PORT", "7204", "the base port: job i uses PORT + i"},
+	{"SERVER_IP", RPMAFIO_SERVER_IP_UNSET, "the server's address: no default, every run names it"},
+	{"PORT", RPMAFIO_DEFAULT_PORT, "the base port: job i uses PORT + i"},
 	{"NUMJOBS", "1", "connections (jobs) per side: the same on both sides"},
-	{"CONNECT_TIMEOUT", "30000", "ms a client keeps trying to connect"},
+	{"CONNECT_TIMEOUT", RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS, "ms a client keeps trying to connect"},
 	/* clients */
 	{"BS", "4k", "block size"},
 	{"IODEPTH", "1", "I/Os in flight per job"},

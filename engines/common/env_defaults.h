@@ -10,6 +10,11 @@
  * mode=server there), before the [server] section is read. When the engine
  * is loaded, a constructor in it sets every variable of the table below that
  * is not set yet (setenv(..., 0)): a value in the environment always wins.
+ *
+ * SERVER_IP has no default address (an address belongs to a testbed, not to
+ * the engine): unset, it is RPMAFIO_SERVER_IP_UNSET, which stops fio while it
+ * parses serverip= with a message naming SERVER_IP (an empty value would stop
+ * fio before the engine could say why).
  */
 #ifndef RPMAFIO_ENV_DEFAULTS_H
 #define RPMAFIO_ENV_DEFAULTS_H

@@ -26,8 +26,6 @@
 
 struct fio_option;
 
-#define RPMAFIO_DEFAULT_PORT "7204"
-#define RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS 30000
 
 struct rpmafio_opts {
 	/* fio stores the job's struct thread_data * here (an offset of 0 means "no field") */

@@ -92,6 +92,9 @@ int rpmafio_check_addr(const char *str, char *err, size_t errlen)
 	unsigned char buf[sizeof(struct in6_addr)];
 	if (str == NULL || *str == '\0')
 		return rpmafio_errf(err, errlen, "no address given");
+	if (strcmp(str, RPMAFIO_SERVER_IP_UNSET) == 0)
+		return rpmafio_errf(err, errlen, "SERVER_IP is not set: the job files in jobs/ take "
+			"the server's address from it (SERVER_IP=<address> fio ...)");
 	if (inet_pton(AF_INET, str, buf) == 1 || inet_pton(AF_INET6, str, buf) == 1)
 		return 0;
 	if (looks_dotted_decimal(str))
@@ -177,7 +180,8 @@ int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_
 	unsigned port = 0;
 
 	if (v->serverip == NULL || *v->serverip == '\0')
-		return rpmafio_errf(err, errlen, "serverip= is not set: give %s",
+		return rpmafio_errf(err, errlen, "serverip= is not set: give %s (the job files "
+			"in jobs/ take it from SERVER_IP: SERVER_IP=<address> fio ...)",
 			v->mode == RPMAFIO_MODE_SERVER ? "the address to listen on" :
 			"the server's address");
 	if (rpmafio_check_addr(v->serverip, why, sizeof(why)))

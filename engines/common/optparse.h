@@ -13,6 +13,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* the options' defaults (the job files' too: env_defaults.c) */
+#define RPMAFIO_DEFAULT_PORT "7204"
+#define RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS "30000"
+/*
+ * The job files' SERVER_IP when the user gave none: not an address (an
+ * address belongs to a testbed, not to the engine) but a word that
+ * rpmafio_check_addr() turns into an error naming SERVER_IP.
+ */
+#define RPMAFIO_SERVER_IP_UNSET "SERVER_IP-is-not-set"
+
 /* the largest CPU number a cpus= list may name (the size of a cpu_set_t) */
 #define RPMAFIO_CPU_MAX 1023
 
@@ -47,7 +57,8 @@ int rpmafio_job_port(unsigned base, unsigned index, char *out, size_t outlen,
  * An address as the user may give it: a numeric IPv4 or IPv6 address or a
  * host name (letters, digits, '-', '.'; at most 253 characters). Something that
  * looks like a dotted-decimal IPv4 address but is not one (1.2.3.999, 10.1)
- * is rejected. Only the syntax is checked: resolving it is librpma's job.
+ * is rejected, and so is RPMAFIO_SERVER_IP_UNSET. Only the syntax is checked:
+ * resolving it is librpma's job.
  */
 int rpmafio_check_addr(const char *str, char *err, size_t errlen);
 

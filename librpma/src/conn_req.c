@@ -18,6 +18,7 @@
 #include "mr.h"
 #include "peer.h"
 #include "private_data.h"
+#include "srq.h"
 
 /* The CM retries (transport and receiver-not-ready) before giving up: the most there are. */
 #define RPMA_CONN_REQ_RETRY_COUNT 7
@@ -129,7 +130,10 @@ static int req_setup(struct rpma_peer *peer, struct rdma_cm_id *id,
 	if (ret)
 		goto err_release;
 
-	ret = rpma_peer_setup_qp(peer, id, req->cq, req->rcq, cfg);
+	struct rpma_srq *srq = NULL;
+	(void)rpma_conn_cfg_get_srq(cfg, &srq);
+	ret = rpma_peer_setup_qp(peer, id, req->cq, req->rcq,
+		srq ? rpma_srq_get_ibv_srq(srq) : NULL, cfg);
 	if (ret)
 		goto err_release;
 

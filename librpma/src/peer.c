@@ -13,7 +13,6 @@
 #include "log.h"
 #include "peer.h"
 #include "provider.h"
-#include "srq.h"
 
 struct rpma_peer {
 	struct ibv_pd *pd;
@@ -154,18 +153,16 @@ static uint64_t peer_send_ops_flags(const struct rpma_peer *peer)
 }
 
 int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_cq *cq,
-		struct rpma_cq *rcq, const struct rpma_conn_cfg *cfg)
+		struct rpma_cq *rcq, struct ibv_srq *srq, const struct rpma_conn_cfg *cfg)
 {
 	if (peer == NULL || id == NULL || cq == NULL || cfg == NULL)
 		return RPMA_E_INVAL;
 
 	uint32_t sq_size = 0;
 	uint32_t rq_size = 0;
-	struct rpma_srq *srq = NULL;
 	/* the getters fail only on NULL arguments */
 	(void)rpma_conn_cfg_get_sq_size(cfg, &sq_size);
 	(void)rpma_conn_cfg_get_rq_size(cfg, &rq_size);
-	(void)rpma_conn_cfg_get_srq(cfg, &srq);
 
 	struct ibv_qp_init_attr_ex attr;
 	memset(&attr, 0, sizeof(attr));
@@ -173,7 +170,7 @@ int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpm
 	attr.sq_sig_all = 0; /* the operations choose their completions */
 	attr.send_cq = rpma_cq_get_ibv_cq(cq);
 	attr.recv_cq = rpma_cq_get_ibv_cq(rcq ? rcq : cq);
-	attr.srq = srq ? rpma_srq_get_ibv_srq(srq) : NULL;
+	attr.srq = srq;
 	attr.cap.max_send_wr = sq_size;
 	attr.cap.max_recv_wr = srq ? 0 : rq_size; /* receives go to the SRQ instead */
 	attr.cap.max_send_sge = RPMA_PEER_MAX_SGE;

@@ -8,17 +8,19 @@
 #include "librpma.h"
 
 struct rpma_cq;
+struct ibv_srq;
 
 /*
  * Create the queue pair of a connection on id: send queue and receive queue
  * sized from cfg, completions to cq (and to rcq for receives when rcq is not
- * NULL), receives from the cfg's SRQ when it has one. When the device does
+ * NULL), receives from srq when it is not NULL (the caller takes it from the
+ * cfg: a peer knows nothing of rpma_srq, which is built on it). When the device does
  * native atomic write (and the build has ibv_wr_atomic_write) the QP is
  * created with the extended send operations enabled.
  * RPMA_E_INVAL (NULL args), RPMA_E_PROVIDER.
  */
 int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_cq *cq,
-		struct rpma_cq *rcq, const struct rpma_conn_cfg *cfg);
+		struct rpma_cq *rcq, struct ibv_srq *srq, const struct rpma_conn_cfg *cfg);
 
 /*
  * Register memory with the peer's PD. Falls back to On-Demand Paging when

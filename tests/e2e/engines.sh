@@ -116,6 +116,7 @@ fio_print_perf() {
 # the timeout -- within MAX_SECONDS, saying why in output matching EXPECT_REGEX.
 fio_fails() {
 	local name=$1 expect=$2 max=$3 status=0 rc=0
+	e2e_wanted "$METHOD-$name" || return 0
 	shift 3
 	e2e_setup "$METHOD-$name" "$@" --
 	E2E_PORT=$((E2E_PORT + 4))
@@ -137,12 +138,15 @@ fio_fails() {
 	return 0
 }
 
-# fio_kill NAME VICTIM(server|client) EXPECT_REGEX MAX_SECONDS 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
+# fio_kill NAME VICTIM(server|client|sigint) EXPECT_REGEX MAX_SECONDS 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
 # Runs a long client against its server, SIGKILLs VICTIM once I/O is flowing,
 # then the survivor must end by itself within MAX_SECONDS: a client with a
 # non-zero status and a message matching EXPECT_REGEX, a server with status 0.
+# sigint: the server is frozen (SIGSTOP: it goes silent, its connection stays)
+# and the client gets Ctrl-C's SIGINT: it must end within MAX_SECONDS all the same.
 fio_kill() {
 	local name=$1 victim=$2 expect=$3 max=$4 svars=$5 cvars=$6 status=0
+	e2e_wanted "$METHOD-$name" || return 0
 	shift 6
 	# shellcheck disable=SC2086
 	e2e_setup "$METHOD-$name" env "${COMMON_VARS[@]}" RUNTIME=60s PORT=@PORT@ $svars \
@@ -161,14 +165,20 @@ fio_kill() {
 	fi
 	"${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 &
 	local cpid=$! vpid spid2 survivor survivor_log
-	if [ "$victim" = server ]; then
-		vpid=$spid survivor=$cpid survivor_log=$E2E_DIR/client.log
-	else
+	if [ "$victim" = client ]; then
 		vpid=$cpid survivor=$spid survivor_log=$E2E_DIR/server.log
+	else
+		vpid=$spid survivor=$cpid survivor_log=$E2E_DIR/client.log
 	fi
 	sleep 4 # connected, I/O flowing
-	kill -KILL "$vpid" 2>/dev/null
-	wait "$vpid" 2>/dev/null
+	if [ "$victim" = sigint ]; then
+		kill -STOP "$spid" 2>/dev/null
+		sleep 0.5 # the client's I/O now waits for the frozen server
+		kill -INT "$cpid" 2>/dev/null
+	else
+		kill -KILL "$vpid" 2>/dev/null
+		wait "$vpid" 2>/dev/null
+	fi
 	local t0=$SECONDS rc=0 waited=0
 	while kill -0 "$survivor" 2>/dev/null && [ "$waited" -lt $((max * 10)) ]; do
 		sleep 0.1
@@ -182,7 +192,11 @@ fio_kill() {
 	fi
 	wait "$survivor" 2>/dev/null || rc=$?
 	spid2=$((SECONDS - t0))
-	if [ "$victim" = server ]; then
+	if [ "$victim" = sigint ]; then
+		kill -CONT "$spid" 2>/dev/null
+		kill -KILL "$spid" 2>/dev/null
+		wait "$spid" 2>/dev/null
+	elif [ "$victim" = server ]; then
 		if [ "$rc" -eq 0 ]; then
 			echo "  the client exited with 0 although its server was killed" >>"$E2E_DIR/why"
 			status=1
@@ -201,20 +215,46 @@ fio_kill() {
 	return 0
 }
 
+# client_refused NAME EXPECT_REGEX CLIENT_ARGS...: a server of 8 MiB, and a client
+# job (jobs/write.fio + CLIENT_ARGS) it cannot serve: the client fails, naming the
+# reason, before any I/O; the server ends cleanly when its client leaves.
+client_refused() {
+	local name=$1 expect=$2 status=0 rc=0
+	e2e_wanted "$METHOD-$name" || return 0
+	shift 2
+	e2e_setup "$METHOD-$name" env "${COMMON_VARS[@]}" PORT=@PORT@ SERVER_SIZE=8m \
+		fio "jobs/$METHOD-server.fio" -- \
+		env "${COMMON_VARS[@]}" PORT=@PORT@ fio --ioengine=external:"$ENGINE" jobs/write.fio "$@"
+	E2E_PORT=$((E2E_PORT + 4))
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	local spid=$!
+	e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" || status=1
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || rc=$?
+	wait "$spid" || status=1
+	{ [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; } || status=1
+	grep -Eq "$expect" "$E2E_DIR/client.log" || status=1
+	if grep -Eq '(WRITE|READ): bw=[1-9]' "$E2E_DIR/client.log"; then
+		echo "  the client did I/O" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$METHOD-$name" "$status"
+	e2e_show_logs_if "$status"
+}
+
 engine_suite() {
 	local DAX=${RPMA_TEST_DEVDAX:-}
 
-	# --- the mission's command lines, verbatim, with no variable set (all defaults:
-	# SERVER_IP 192.168.77.1, port 7204, 4k, sync, 10 s + 2 s ramp) ---
-	if [ "$A" = 192.168.77.1 ]; then
-		local unset_vars=() v
-		for v in $JOB_VARS; do unset_vars+=(-u "$v"); done
-		e2e_setup "$METHOD-mission-command-verbatim" \
-			env "${unset_vars[@]}" fio "jobs/$METHOD-server.fio" -- \
-			env "${unset_vars[@]}" fio --ioengine=external:"$ENGINE" jobs/write.fio
+	# --- the mission's command lines, verbatim, with nothing set but the server's
+	# address (all defaults: port 7204, 4k, sync, 10 s + 2 s ramp) ---
+	local unset_vars=() v
+	for v in $JOB_VARS; do unset_vars+=(-u "$v"); done
+	e2e_setup "$METHOD-mission-command-verbatim" \
+		env "${unset_vars[@]}" SERVER_IP="$A" fio "jobs/$METHOD-server.fio" -- \
+		env "${unset_vars[@]}" SERVER_IP="$A" fio --ioengine=external:"$ENGINE" jobs/write.fio
+	if e2e_wanted "$METHOD-mission-command-verbatim"; then
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 		local spid=$! status=0
-		e2e_wait_line "$E2E_DIR/server.log" 'listening on 192.168.77.1:7204' \
+		e2e_wait_line "$E2E_DIR/server.log" "listening on $A:7204" \
 			"$E2E_READY_TIMEOUT" || status=1
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || status=1
 		wait "$spid" || status=1
@@ -324,6 +364,11 @@ engine_suite() {
 		fio --ioengine=external:"$ENGINE" jobs/write.fio
 	fio_fails bad-serverip 'serverip=1\.2\.3\.999: not a valid IPv4 address' 5 \
 		env SERVER_IP=1.2.3.999 fio --ioengine=external:"$ENGINE" jobs/write.fio
+	# the job files have no default address: a forgotten SERVER_IP is named, on both sides
+	fio_fails no-SERVER_IP 'serverip=SERVER_IP-is-not-set: SERVER_IP is not set: the job files in jobs/ take the server.s address from it' 5 \
+		env -u SERVER_IP fio --ioengine=external:"$ENGINE" jobs/write.fio
+	fio_fails no-SERVER_IP-server 'SERVER_IP is not set: the job files in jobs/ take' 5 \
+		env -u SERVER_IP fio "jobs/$METHOD-server.fio"
 	fio_fails no-serverip 'serverip= is not set: give the server.s address' 5 \
 		fio --ioengine=external:"$ENGINE" --name=x --rw=write --create_serialize=0 --thread
 	fio_fails unreachable-serverip 'serverip=10\.9\.9\.9: no local RDMA device can reach' 10 \
@@ -357,31 +402,35 @@ engine_suite() {
 			"${cenv[@]}" SERVER_MEM="$f" fio "jobs/$METHOD-server.fio"
 		rm -f "$f"
 	fi
-	# the client asks for more than the server exposes
-	local big=(env "${COMMON_VARS[@]}" PORT=@PORT@ SERVER_SIZE=8m fio "jobs/$METHOD-server.fio" -- \
-		env "${COMMON_VARS[@]}" PORT=@PORT@ fio --ioengine=external:"$ENGINE" jobs/write.fio --size=16m)
-	e2e_setup "$METHOD-client-size-too-big" "${big[@]}"
-	E2E_PORT=$((E2E_PORT + 4))
-	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
-	local spid=$! rc=0
-	status=0
-	e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" || status=1
-	timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || rc=$?
-	wait "$spid" || status=1 # the server ends cleanly when its client leaves
-	{ [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]; } || status=1
-	grep -Eq 'size=16777216 is more than the 8388608 bytes the server exposes' \
-		"$E2E_DIR/client.log" || status=1
-	e2e_result "$METHOD-client-size-too-big" "$status"
-	e2e_show_logs_if "$status"
+	# the client asks for more than the server exposes: refused before any I/O
+	client_refused client-size-too-big 'size=16777216 is more than the 8388608 bytes the server exposes' \
+		--size=16m
+	client_refused client-offset-beyond 'offset=4194304 with size=8388608 reaches byte 12582912, beyond the 8388608 bytes the server at' \
+		--size=8m --offset=4m
 
 	# --- a peer dies mid-run ---
+	# (connect_timeout 12 s: right after a test that killed a peer, Soft-RoCE's
+	# connection manager was seen to reject every attempt for more than 5 s -- a stale
+	# connection in time-wait, most likely; a client retries through that)
 	fio_kill server-killed server \
 		'closed the connection|connection to the server .* was lost|does not answer|no completion' \
-		15 '' 'CONNECT_TIMEOUT=5000' jobs/randwrite.fio
+		20 '' 'CONNECT_TIMEOUT=12000' jobs/randwrite.fio
 	fio_kill server-killed-qd16 server \
 		'closed the connection|connection to the server .* was lost|does not answer|no completion' \
-		15 '' 'CONNECT_TIMEOUT=5000 SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' jobs/write.fio
+		20 '' 'CONNECT_TIMEOUT=12000 SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' jobs/write.fio
 	fio_kill client-killed client '' 15 '' '' jobs/randwrite.fio
+	# Ctrl-C with the server frozen: fio stops within about a second, not after
+	# connect_timeout (30 s by default). A frozen GPSPM server leaves the flushes
+	# unanswered (the I/Os in flight are failed, by name); APM's I/O goes on without
+	# the server's CPU, so its client just stops.
+	local stuck='' stuck16=''
+	if [ "$METHOD" = gpspm ]; then
+		stuck='stopped: the server at .* completed none of the 1 I/Os in flight within 500 ms'
+		stuck16='stopped: the server at .* completed none of the [0-9]+ I/Os in flight'
+	fi
+	fio_kill sigint-frozen-server sigint "$stuck" 3 '' '' jobs/randwrite.fio
+	fio_kill sigint-frozen-server-qd16 sigint "$stuck16" 3 '' 'SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' \
+		jobs/write.fio
 }
 
 methods=${ENGINE_METHODS:-$(for so in build/librpma_*.so; do

@@ -10,7 +10,7 @@
 #   - the server's memory after the client's writes: the client writes a
 #     pattern, and once the server has ended, the memory (a file, device DAX)
 #     is read directly and must hold it;
-#   - a hostile client (build/engines/tools/gpspm-hostile): malformed,
+#   - a hostile client (build/tests/tools/gpspm-hostile): malformed,
 #     truncated, unknown and out-of-range flush requests must each end the
 #     connection with the reason logged, after serving the valid ones, the
 #     server exiting by itself (never a crash);
@@ -30,7 +30,7 @@ cd "$(dirname "$0")/../.." || exit 1
 A=$RPMA_TEST_ADDR
 METHOD=gpspm
 ENGINE=build/librpma_$METHOD.so
-HOSTILE=build/engines/tools/gpspm-hostile
+HOSTILE=build/tests/tools/gpspm-hostile
 DAX=${RPMA_TEST_DEVDAX:-}
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
 E2E_PORT=7700

@@ -16,6 +16,7 @@
 fio_group() {
 	local group=$1 svars=$2 status=0 n=0 spec words
 	shift 2
+	e2e_wanted "$METHOD-$group" || return 0
 	e2e_setup "$METHOD-$group" -- # (a folder and a port of its own)
 	local jobfile=$E2E_DIR/client.fio json=$E2E_DIR/client.json port=$E2E_PORT
 	printf '[global]\ninclude %s/jobs/client.inc\n' "$PWD" >"$jobfile"

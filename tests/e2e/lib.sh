@@ -14,6 +14,10 @@ E2E_TMP=$(mktemp -d /tmp/rpma-e2e.XXXXXX)
 E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
+# every result also goes to a table per kernel (name, PASS|FAIL, seconds): what
+# tests/docs/check_reliability.py holds docs/reliability.md's claims against
+E2E_RESULTS=${E2E_RESULTS:-build/e2e-results/$(uname -r).tsv}
+mkdir -p "$(dirname "$E2E_RESULTS")" 2>/dev/null
 # E2E_VERBOSE=1: show the output of passing tests too
 
 # Wait until file $1 exists, at most $2 seconds, and only while process $3 (if
@@ -60,6 +64,8 @@ e2e_result() {
 		E2E_FAILED_NAMES+=("$name")
 		echo "FAIL $name (${took} s)"
 	fi
+	printf '%s\t%s\t%s\n' "$name" "$([ "$status" -eq 0 ] && echo PASS || echo FAIL)" "$took" \
+		>>"$E2E_RESULTS" 2>/dev/null || true
 }
 
 # Split "SERVER... -- CLIENT..." into E2E_SERVER and E2E_CLIENT with @READY@ and

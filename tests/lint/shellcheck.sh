@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # tests/lint/shellcheck.sh -- make lint-shellcheck: shellcheck over every shell
-# script git knows (*.sh, and the files whose first line names bash or sh).
+# script git knows or would add (*.sh, and the files whose first line names bash
+# or sh): new scripts are checked before their first commit.
 # Any finding fails; a script silences one only next to it, with its reason.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,7 +15,7 @@ while IFS= read -r f; do
 	*.sh) files+=("$f") ;;
 	*) head -n 1 "$f" | grep -Eq '^#!.*[/ ](ba)?sh([[:space:]]|$)' && files+=("$f") ;;
 	esac
-done < <(git ls-files)
+done < <(git ls-files --cached --others --exclude-standard)
 ((${#files[@]})) || { echo "lint: no shell scripts found (not a git tree?)" >&2; exit 1; }
 shellcheck -x "${files[@]}"
 echo "lint: shellcheck clean (${#files[@]} scripts)"

@@ -16,6 +16,7 @@
 #include "conn_cfg.h"
 #include "cq.h"
 #include "peer.h"
+#include "srq.h"
 #include "provider.h"
 #include "fake_provider.h"
 #include "test_log.h"
@@ -65,7 +66,7 @@ static void parts_make(bool shared, bool with_rcq)
 		assert_int_equal(rpma_cq_new(ctx, 10, fx.parts.channel, &fx.parts.rcq), 0);
 		fx.ibv_rcq = rpma_cq_get_ibv_cq(fx.parts.rcq);
 	}
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, fx.parts.rcq,
+	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, fx.parts.rcq, NULL,
 		rpma_conn_cfg_default()), 0);
 	fx.parts.id = fx.id;
 }
@@ -637,7 +638,8 @@ static void delete_keeps_the_srq_rcq(void **state)
 	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
 	fx.id->verbs = fake_ibv_context();
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 10, NULL, &fx.parts.cq), 0);
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, srq_rcq, cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, srq_rcq,
+		rpma_srq_get_ibv_srq(srq), cfg), 0);
 	fx.parts.id = fx.id;
 	fx.parts.rcq = srq_rcq;
 	fx.parts.rcq_of_srq = true;

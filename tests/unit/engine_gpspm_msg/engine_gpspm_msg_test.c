@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/gpspm_msg.h"
+#include "gpspm/msg.h"
 
 static char why[256];
 

@@ -216,11 +216,13 @@ static void check_whole_job_errors(void **state)
 	v = good_vals;
 	v.serverip = NULL;
 	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), -1);
-	assert_string_equal(err, "serverip= is not set: give the server's address");
+	assert_string_equal(err, "serverip= is not set: give the server's address (the job "
+		"files in jobs/ take it from SERVER_IP: SERVER_IP=<address> fio ...)");
 	v.serverip = "";
 	v.mode = RPMAFIO_MODE_SERVER;
 	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), -1);
-	assert_string_equal(err, "serverip= is not set: give the address to listen on");
+	assert_string_equal(err, "serverip= is not set: give the address to listen on (the "
+		"job files in jobs/ take it from SERVER_IP: SERVER_IP=<address> fio ...)");
 
 	v = good_vals;
 	v.serverip = "1.2.3.999";

@@ -63,7 +63,7 @@ static int setup(void **state)
 	assert_true(rpma_peer_has_native_flush(fx.peer));
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 8, NULL, &fx.cq), 0);
 	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.cq, NULL, rpma_conn_cfg_default()), 0);
+	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.cq, NULL, NULL, rpma_conn_cfg_default()), 0);
 	assert_int_equal(rpma_flush_new(fx.peer, &fx.flush), 0);
 	fx.dst = remote_new();
 	return 0;

@@ -189,7 +189,7 @@ void atomic_write_native(void **state)
 	assert_int_equal(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 4, NULL, &cq), 0);
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
-	assert_int_equal(rpma_peer_setup_qp(peer, id, cq, NULL, cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(peer, id, cq, NULL, NULL, cfg), 0);
 	struct rpma_mr_remote *remote = mr_test_remote_new(RADDR, 64, RKEY,
 		RPMA_MR_USAGE_WRITE_DST);
 

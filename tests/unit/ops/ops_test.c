@@ -75,7 +75,7 @@ static void conn_make(bool native)
 	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
 	fx.id->verbs = fake_ibv_context();
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 10, NULL, &parts.cq), 0);
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, parts.cq, NULL,
+	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, parts.cq, NULL, NULL,
 		rpma_conn_cfg_default()), 0);
 	parts.id = fx.id;
 	assert_int_equal(rpma_conn_new(fx.peer, &parts, &fx.conn), 0);

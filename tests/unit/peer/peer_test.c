@@ -256,10 +256,10 @@ static void setup_qp_invalid_arguments(void **state)
 	(void)state;
 	struct qp_env env;
 	qp_env_new(&env);
-	assert_int_equal(rpma_peer_setup_qp(NULL, env.id, env.cq, NULL, env.cfg), RPMA_E_INVAL);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, NULL, env.cq, NULL, env.cfg), RPMA_E_INVAL);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, NULL, NULL, env.cfg), RPMA_E_INVAL);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_setup_qp(NULL, env.id, env.cq, NULL, NULL, env.cfg), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, NULL, env.cq, NULL, NULL, env.cfg), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, NULL, NULL, NULL, env.cfg), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, NULL), RPMA_E_INVAL);
 	assert_int_equal(fake_calls("rdma_create_qp"), 0);
 	qp_env_delete(&env);
 }
@@ -269,7 +269,7 @@ static void setup_qp_plain(void **state)
 	(void)state;
 	struct qp_env env;
 	qp_env_new(&env);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, env.cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, env.cfg), 0);
 	assert_non_null(env.id->qp);
 
 	const struct ibv_qp_init_attr_ex *a = &fake_last_qp_attr;
@@ -297,7 +297,7 @@ static void setup_qp_with_rcq(void **state)
 	struct rpma_cq *rcq = NULL;
 	qp_env_new(&env);
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 5, NULL, &rcq), 0);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, rcq, env.cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, rcq, NULL, env.cfg), 0);
 	assert_ptr_equal(fake_last_qp_attr.send_cq, rpma_cq_get_ibv_cq(env.cq));
 	assert_ptr_equal(fake_last_qp_attr.recv_cq, rpma_cq_get_ibv_cq(rcq));
 	assert_int_equal(rpma_cq_delete(&rcq), 0);
@@ -312,7 +312,8 @@ static void setup_qp_with_srq(void **state)
 	qp_env_new(&env);
 	assert_int_equal(rpma_srq_new(env.peer, NULL, &srq), 0);
 	assert_int_equal(rpma_conn_cfg_set_srq(env.cfg, srq), 0);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, env.cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL,
+		rpma_srq_get_ibv_srq(srq), env.cfg), 0);
 	assert_ptr_equal(fake_last_qp_attr.srq, rpma_srq_get_ibv_srq(srq));
 	assert_int_equal(fake_last_qp_attr.cap.max_recv_wr, 0); /* receives go to the SRQ */
 	assert_int_equal(fake_last_qp_attr.cap.max_send_wr, 33);
@@ -328,7 +329,7 @@ static void setup_qp_native_atomic_write(void **state)
 	fake_device.device_cap_flags_ex = RPMA_DEVICE_CAP_ATOMIC_WRITE;
 	struct qp_env env;
 	qp_env_new(&env);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, env.cfg), 0);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, env.cfg), 0);
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
 	const uint64_t expected = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
 		IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
@@ -349,7 +350,7 @@ static void setup_qp_create_fails(void **state)
 	struct qp_env env;
 	qp_env_new(&env);
 	fake_fail("rdma_create_qp", 1, ENOSPC);
-	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, env.cfg),
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, env.cfg),
 		RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	assert_null(env.id->qp);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* gpspm_msg.c -- the GPSPM flush messages on top of protoc-c's code (see gpspm_msg.h) */
+/* msg.c -- the GPSPM flush messages on top of protoc-c's code (see msg.h) */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "gpspm_flush.pb-c.h"
-#include "gpspm_msg.h"
+#include "msg.h"
 
 /*
  * protobuf-c allocates the decoded message (and copies of unknown fields)
@@ -244,4 +244,21 @@ const char *gpspm_msg_status_str(enum gpspm_msg_status st)
 	case GPSPM_MSG_UNKNOWN: return "unknown field";
 	}
 	return "?";
+}
+
+enum gpspm_req_kind gpspm_req_check(const void *buf, size_t len, uint64_t ws_size,
+		struct gpspm_req *req, char *why, size_t whylen)
+{
+	struct gpspm_req r = {0};
+	if (gpspm_req_decode(buf, len, &r, why, whylen) != GPSPM_MSG_OK)
+		return GPSPM_REQ_MALFORMED;
+	if (!gpspm_req_is_last(&r) && !gpspm_range_ok(r.offset, r.length, ws_size)) {
+		if (why && whylen)
+			snprintf(why, whylen, "offset %llu length %llu is outside the %llu-byte "
+				"workspace", (unsigned long long)r.offset,
+				(unsigned long long)r.length, (unsigned long long)ws_size);
+		return GPSPM_REQ_OUT_OF_RANGE;
+	}
+	*req = r;
+	return gpspm_req_is_last(&r) ? GPSPM_REQ_LAST : GPSPM_REQ_FLUSH;
 }

@@ -26,6 +26,14 @@
  *     garbage        27 bytes of 0xff
  *     empty          a 0-byte message
  *     oversized      600 bytes: more than the server's 512-byte receive buffers
+ *   several requests at once (each must be answered exactly once):
+ *     flood          2 * max_msg_num + 4 requests (4 KiB each, distinct
+ *                    op_contexts) posted back to back, without waiting for an
+ *                    answer: more than the server takes at a time (its receives
+ *                    hold back the rest: RNR, retried); needs max_msg_num <= 30
+ *     dup-opctx      two requests with the same op_context in flight (offset 0
+ *                    and 4096): the op_context is the client's tag, the server
+ *                    echoes it: both answered, with that op_context
  *   the end:
  *     last           the last message (offset 0, length 0): no answer; then this
  *                    program disconnects and the server must end cleanly
@@ -44,13 +52,16 @@
 
 #include <librpma.h>
 
-#include "common/gpspm_msg.h"
+#include "gpspm/msg.h"
 #include "common/workspace.h"
 
 #define SLOTS 4
+#define MANY_MAX 64		/* requests in flight at once, at most (flood) */
 #define SEND_OFF 0
 #define RECV_OFF(k) (GPSPM_MSG_MAX * 2 + (size_t)(k) * GPSPM_MSG_MAX) /* sends may be 600 bytes */
-#define BUF_SIZE RECV_OFF(SLOTS)
+#define MANY_OFF(i) (RECV_OFF(SLOTS) + (size_t)(i) * 32) /* one buffer per request in flight */
+#define BUF_SIZE MANY_OFF(MANY_MAX)
+#define SQ_SIZE (MANY_MAX + 8)
 #define WR_RECV 0x100
 #define ANSWER_MS 10000
 #define DISCONNECT_MS 15000
@@ -66,6 +77,7 @@ struct ctx {
 	int ev_fd;
 	uint64_t ws_size;
 	uint64_t next_ctx;
+	unsigned max_msg_num;	/* what the server takes at a time */
 	bool gone;
 };
 
@@ -170,12 +182,62 @@ static long build(struct ctx *x, const char *c, uint8_t *out, enum expect *expec
 	return (long)len;
 }
 
+/* what happened next on the connection */
+enum got {
+	GOT_ANSWER,	/* a valid response (*resp) */
+	GOT_BAD_ANSWER,	/* an invalid response (why) */
+	GOT_SENT,	/* a SEND completed */
+	GOT_WC_FAILED,	/* a completion failed (why) */
+	GOT_GONE,	/* the server disconnected */
+	GOT_TIMEOUT,	/* nothing before the deadline */
+	GOT_ERROR,	/* a librpma call failed (why) */
+};
+
+static enum got next_event(struct ctx *x, uint64_t deadline, struct gpspm_resp *resp, char *why,
+		size_t whylen)
+{
+	while (now_ms() < deadline) {
+		struct ibv_wc wc;
+		int ret = rpma_cq_get_wc(x->cq, 1, &wc, NULL);
+		if (ret == 0) {
+			if (wc.status != IBV_WC_SUCCESS) {
+				snprintf(why, whylen, "%s", ibv_wc_status_str(wc.status));
+				return GOT_WC_FAILED;
+			}
+			if (wc.opcode == IBV_WC_SEND)
+				return GOT_SENT;
+			size_t k = wc.wr_id - WR_RECV;
+			if (wc.opcode != IBV_WC_RECV || k >= SLOTS)
+				continue;
+			enum gpspm_msg_status st = gpspm_resp_decode(x->buf + RECV_OFF(k),
+				wc.byte_len, resp, why, whylen);
+			(void) rpma_recv(x->conn, x->mr, RECV_OFF(k), GPSPM_MSG_MAX,
+				(const void *)(uintptr_t)wc.wr_id);
+			return st == GPSPM_MSG_OK ? GOT_ANSWER : GOT_BAD_ANSWER;
+		}
+		if (ret != RPMA_E_NO_COMPLETION) {
+			snprintf(why, whylen, "rpma_cq_get_wc: %s", rpma_err_2str(ret));
+			return GOT_ERROR;
+		}
+		int g = conn_gone(x, 1);
+		if (g < 0) {
+			snprintf(why, whylen, "rpma_conn_next_event failed");
+			return GOT_ERROR;
+		}
+		if (g > 0)
+			return GOT_GONE;
+	}
+	return GOT_TIMEOUT;
+}
+
 /* Run one case; 0 when the server reacted as expected. */
 static int run_case(struct ctx *x, const char *c)
 {
 	enum expect expect;
 	uint64_t opctx = 0;
 	long len = build(x, c, (uint8_t *)x->buf + SEND_OFF, &expect, &opctx);
+	struct gpspm_resp resp;
+	char why[160];
 	int ret;
 
 	if (len < 0) {
@@ -195,38 +257,24 @@ static int run_case(struct ctx *x, const char *c)
 	uint64_t deadline = now_ms() + (expect == ANSWER ? ANSWER_MS : expect == QUIET ? 1000 :
 		DISCONNECT_MS);
 	bool sent = false;
-	while (now_ms() < deadline) {
-		struct ibv_wc wc;
-		ret = rpma_cq_get_wc(x->cq, 1, &wc, NULL);
-		if (ret == 0) {
-			if (wc.status != IBV_WC_SUCCESS) {
-				if (expect != DISCONNECT) {
-					printf("case %s: FAIL (a completion failed: %s)\n", c,
-						ibv_wc_status_str(wc.status));
-					return 1;
-				}
+	for (;;) {
+		switch (next_event(x, deadline, &resp, why, sizeof(why))) {
+		case GOT_WC_FAILED:
+			if (expect == DISCONNECT)
 				continue; /* the server is cutting us off */
+			printf("case %s: FAIL (a completion failed: %s)\n", c, why);
+			return 1;
+		case GOT_SENT:
+			sent = true;
+			if (expect == QUIET) {
+				printf("case %s: sent, no answer expected\n", c);
+				return 0;
 			}
-			if (wc.opcode == IBV_WC_SEND) {
-				sent = true;
-				if (expect == QUIET) {
-					printf("case %s: sent, no answer expected\n", c);
-					return 0;
-				}
-				continue;
-			}
-			if (wc.opcode != IBV_WC_RECV)
-				continue;
-			size_t k = wc.wr_id - WR_RECV;
-			struct gpspm_resp resp;
-			char why[160];
-			if (gpspm_resp_decode(x->buf + RECV_OFF(k), wc.byte_len, &resp, why,
-					sizeof(why)) != GPSPM_MSG_OK) {
-				printf("case %s: FAIL (an invalid answer: %s)\n", c, why);
-				return 1;
-			}
-			(void) rpma_recv(x->conn, x->mr, RECV_OFF(k), GPSPM_MSG_MAX,
-				(const void *)(uintptr_t)wc.wr_id);
+			continue;
+		case GOT_BAD_ANSWER:
+			printf("case %s: FAIL (an invalid answer: %s)\n", c, why);
+			return 1;
+		case GOT_ANSWER:
 			if (expect != ANSWER) {
 				printf("case %s: FAIL (the server answered it, op_context %" PRIu64 ")\n",
 					c, resp.op_context);
@@ -239,29 +287,112 @@ static int run_case(struct ctx *x, const char *c)
 			}
 			printf("case %s: answered (op_context %" PRIu64 ")\n", c, opctx);
 			return 0;
-		}
-		if (ret != RPMA_E_NO_COMPLETION) {
-			printf("case %s: FAIL (rpma_cq_get_wc: %s)\n", c, rpma_err_2str(ret));
+		case GOT_ERROR:
+			printf("case %s: FAIL (%s)\n", c, why);
 			return 1;
-		}
-		int g = conn_gone(x, 1);
-		if (g < 0) {
-			printf("case %s: FAIL (rpma_conn_next_event)\n", c);
-			return 1;
-		}
-		if (g > 0) {
+		case GOT_GONE:
 			if (expect == DISCONNECT) {
 				printf("case %s: the server disconnected without answering\n", c);
 				return 0;
 			}
 			printf("case %s: FAIL (the server disconnected)\n", c);
 			return 1;
+		case GOT_TIMEOUT:
+		default:
+			printf("case %s: FAIL (%s within %s)\n", c, expect == ANSWER ? "no answer" :
+				expect == QUIET ? (sent ? "?" : "the message was not sent") :
+				"the server did not disconnect", expect == ANSWER ? "10 s" : "15 s");
+			return 1;
 		}
 	}
-	printf("case %s: FAIL (%s within %s)\n", c, expect == ANSWER ? "no answer" :
-		expect == QUIET ? (sent ? "?" : "the message was not sent") :
-		"the server did not disconnect", expect == ANSWER ? "10 s" : "15 s");
-	return 1;
+}
+
+/*
+ * The requests of a case that sends several at once (flood, dup-opctx) into
+ * reqs[]: how many, 0 when the case is not one of them, -1 when the server
+ * takes too many at a time for it.
+ */
+static int build_many(struct ctx *x, const char *c, struct gpspm_req reqs[MANY_MAX])
+{
+	if (strcmp(c, "dup-opctx") == 0) {
+		uint64_t opctx = ++x->next_ctx;
+		reqs[0] = (struct gpspm_req){0, 4096, opctx};
+		reqs[1] = (struct gpspm_req){4096, 4096, opctx};
+		return 2;
+	}
+	if (strcmp(c, "flood") != 0)
+		return 0;
+	unsigned n = 2 * x->max_msg_num + 4;
+	if (n > MANY_MAX || x->ws_size < 4096)
+		return -1;
+	for (unsigned i = 0; i < n; i++)
+		reqs[i] = (struct gpspm_req){(i * 4096ULL) % (x->ws_size - 4096 + 1), 4096,
+			++x->next_ctx};
+	return (int)n;
+}
+
+/* Send the n requests at once; every one must be answered exactly once. */
+static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, unsigned n)
+{
+	bool answered[MANY_MAX] = {false};
+	unsigned got = 0;
+	struct gpspm_resp resp;
+	char why[160];
+	size_t len = 0;
+
+	if (x->gone) {
+		printf("case %s: FAIL (the server had already disconnected)\n", c);
+		return 1;
+	}
+	for (unsigned i = 0; i < n; i++)
+		if (gpspm_req_encode(&reqs[i], x->buf + MANY_OFF(i), 32, &len) ||
+				rpma_send(x->conn, x->mr, MANY_OFF(i), len,
+					RPMA_F_COMPLETION_ALWAYS, NULL)) {
+			printf("case %s: FAIL (cannot send request %u of %u)\n", c, i + 1, n);
+			return 1;
+		}
+	printf("case %s: sent %u requests at once (the server takes %u at a time)\n", c, n,
+		x->max_msg_num);
+
+	uint64_t deadline = now_ms() + ANSWER_MS;
+	while (got < n) {
+		switch (next_event(x, deadline, &resp, why, sizeof(why))) {
+		case GOT_SENT:
+			continue;
+		case GOT_ANSWER: {
+			unsigned i = 0;
+			while (i < n && (answered[i] || reqs[i].op_context != resp.op_context))
+				i++;
+			if (i == n) {
+				printf("case %s: FAIL (an answer with op_context %" PRIu64 ", which no "
+					"request waiting for one has)\n", c, resp.op_context);
+				return 1;
+			}
+			answered[i] = true;
+			got++;
+			continue;
+		}
+		case GOT_BAD_ANSWER:
+			printf("case %s: FAIL (an invalid answer: %s)\n", c, why);
+			return 1;
+		case GOT_WC_FAILED:
+			printf("case %s: FAIL (a completion failed: %s)\n", c, why);
+			return 1;
+		case GOT_GONE:
+			printf("case %s: FAIL (the server disconnected after %u of %u answers)\n", c,
+				got, n);
+			return 1;
+		case GOT_ERROR:
+			printf("case %s: FAIL (%s)\n", c, why);
+			return 1;
+		case GOT_TIMEOUT:
+		default:
+			printf("case %s: FAIL (%u of %u answered within 10 s)\n", c, got, n);
+			return 1;
+		}
+	}
+	printf("case %s: every one of the %u answered once\n", c, n);
+	return 0;
 }
 
 int main(int argc, char *argv[])
@@ -287,9 +418,9 @@ int main(int argc, char *argv[])
 		return die("rpma_utils_get_ibv_context", ret);
 	if ((ret = rpma_peer_new(dev, &x.peer)))
 		return die("rpma_peer_new", ret);
-	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, 8)) ||
+	if ((ret = rpma_conn_cfg_new(&cfg)) || (ret = rpma_conn_cfg_set_sq_size(cfg, SQ_SIZE)) ||
 			(ret = rpma_conn_cfg_set_rq_size(cfg, SLOTS)) ||
-			(ret = rpma_conn_cfg_set_cq_size(cfg, 8 + SLOTS)))
+			(ret = rpma_conn_cfg_set_cq_size(cfg, SQ_SIZE + SLOTS)))
 		return die("connection configuration", ret);
 
 	/* the server may take a moment to listen: try for 20 s */
@@ -327,6 +458,7 @@ int main(int argc, char *argv[])
 			(ret = rpma_mr_remote_get_size(mr_remote, &size)))
 		return die("the server's memory descriptor", ret);
 	x.ws_size = size;
+	x.max_msg_num = ws.max_msg_num;
 	printf("connected: workspace of %zu bytes, max_msg_num %u\n", size, ws.max_msg_num);
 
 	if ((ret = rpma_conn_get_cq(x.conn, &x.cq)))
@@ -342,8 +474,17 @@ int main(int argc, char *argv[])
 				(const void *)(uintptr_t)(WR_RECV + k))))
 			return die("rpma_recv", ret);
 
-	for (int i = 3; i < argc; i++)
-		failed |= run_case(&x, argv[i]);
+	for (int i = 3; i < argc; i++) {
+		struct gpspm_req reqs[MANY_MAX];
+		int n = build_many(&x, argv[i], reqs);
+		if (n < 0) {
+			printf("case %s: FAIL (the server takes %u requests at a time: at most %d "
+				"for this case)\n", argv[i], x.max_msg_num, (MANY_MAX - 4) / 2);
+			failed = 1;
+		} else {
+			failed |= n ? run_many(&x, argv[i], reqs, (unsigned)n) : run_case(&x, argv[i]);
+		}
+	}
 
 	if (!x.gone) {
 		(void) rpma_conn_disconnect(x.conn);

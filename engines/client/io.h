@@ -2,7 +2,7 @@
 /*
  * io.h -- the client's I/O path: fio's queue/commit/getevents/event on top of
  * RDMA reads and writes, with the persistency step supplied by the method
- * (struct rpmafio_engine.client.flush / .completion).
+ * (common/method.h: client.flush and client.completion).
  *
  * sync=1: queue() posts the io_u (a write followed by the method's flush)
  * and waits for its completion: each I/O is durable before the next starts.
@@ -29,24 +29,24 @@
  * connect_timeout ms) break the connection: every I/O in flight, and every
  * later one, completes with an error, the first cause reported by name.
  *
+ * Completions are taken by the one completion loop (common/poll.h).
+ *
  * The hot path (queue/commit/getevents/event) allocates nothing and logs
  * nothing unless something fails.
  */
 #ifndef RPMAFIO_IO_H
 #define RPMAFIO_IO_H
 
-#include "engine.h"
+#include "client.h"
 
-/* allocate the client's I/O bookkeeping for td->o.iodepth (init) */
-int rpmafio_io_init(struct rpmafio_job *job);
+/* allocate the I/O bookkeeping for td->o.iodepth (init, before connecting) */
+int rpmafio_io_init(struct rpmafio_client *c);
 /* free it (cleanup) */
-void rpmafio_io_fini(struct rpmafio_job *job);
-/* register fio's I/O buffers (post_init: fio allocates them after init) */
-int rpmafio_io_register_buffers(struct rpmafio_job *job);
+void rpmafio_io_fini(struct rpmafio_client *c);
 
-enum fio_q_status rpmafio_io_queue(struct rpmafio_job *job, struct io_u *io_u);
-int rpmafio_io_commit(struct rpmafio_job *job);
-int rpmafio_io_getevents(struct rpmafio_job *job, unsigned int min, unsigned int max,
+enum fio_q_status rpmafio_io_queue(struct rpmafio_client *c, struct io_u *io_u);
+int rpmafio_io_commit(struct rpmafio_client *c);
+int rpmafio_io_getevents(struct rpmafio_client *c, unsigned int min, unsigned int max,
 	const struct timespec *t);
 
 /*
@@ -54,7 +54,7 @@ int rpmafio_io_getevents(struct rpmafio_job *job, unsigned int min, unsigned int
  * io_u in flight with err and every later one too. For methods that detect
  * a failure in their own hooks.
  */
-void rpmafio_io_break(struct rpmafio_job *job, int err, const char *fmt, ...)
+void rpmafio_io_break(struct rpmafio_client *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 #endif /* RPMAFIO_IO_H */

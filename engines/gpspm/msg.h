@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * gpspm_msg.h -- the GPSPM flush messages (gpspm_flush.proto): encoding,
+ * msg.h -- the GPSPM flush messages (gpspm_flush.proto): encoding,
  * decoding and the server's range check. Pure functions: no fio, no RDMA, no
  * allocation (protobuf-c's decoder runs on a small arena on the stack).
  *
@@ -89,6 +89,22 @@ static inline bool gpspm_range_ok(uint64_t offset, uint64_t len, uint64_t ws_siz
 {
 	return offset <= ws_size && len <= ws_size - offset;
 }
+
+/* what a request from the client asks of the server */
+enum gpspm_req_kind {
+	GPSPM_REQ_FLUSH,	/* persist [offset, offset + length) and answer */
+	GPSPM_REQ_LAST,		/* the client is done: no answer */
+	GPSPM_REQ_MALFORMED,	/* not a valid request (decoder's reason in why) */
+	GPSPM_REQ_OUT_OF_RANGE,	/* a range outside the workspace (why says which) */
+};
+
+/*
+ * The server's whole judgement of len received bytes against a workspace of
+ * ws_size bytes: decode, tell the last message, check the range. *req is
+ * filled for GPSPM_REQ_FLUSH and GPSPM_REQ_LAST.
+ */
+enum gpspm_req_kind gpspm_req_check(const void *buf, size_t len, uint64_t ws_size,
+		struct gpspm_req *req, char *why, size_t whylen);
 
 /* "ok", "empty message", ... */
 const char *gpspm_msg_status_str(enum gpspm_msg_status st);

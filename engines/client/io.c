@@ -1,23 +1,20 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* io.c -- the client's I/O path (see io.h) */
 #include <errno.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/method.h"
+#include "common/report.h"
 #include "io.h"
 
-/* completions taken from the CQ at once */
-#define REAP_BATCH 16
-/* busy polling: look at the clock and the connection's events every this many empty polls */
-#define SPIN_CHECK 1024
-/* completion-channel waits: the longest single sleep */
-#define WAIT_SLICE_MS 100
+/* how long a stopping job waits for the I/Os in flight (fio: stop within a second) */
+#define STOP_WAIT_MS 500
 
-int rpmafio_io_init(struct rpmafio_job *job)
+int rpmafio_io_init(struct rpmafio_client *c)
 {
-	struct rpmafio_client *c = &job->client;
+	struct rpmafio_job *job = &c->job;
 	c->depth = job->td->o.iodepth ? job->td->o.iodepth : 1;
 	uint32_t cap = rpmafio_ring_capacity(c->depth);
 	void **slots = calloc(cap, sizeof(*slots));
@@ -28,15 +25,12 @@ int rpmafio_io_init(struct rpmafio_job *job)
 		return rpmafio_fail(job, ENOMEM, "no memory for %u I/O slots", c->depth);
 	}
 	rpmafio_ring_init(&c->ring, slots, cap);
-	c->busy_wait = job->o->busy_wait_polling != 0;
 	c->timeout_ms = job->o->connect_timeout;
-	c->cq_fd = c->ev_fd = -1;
 	return 0;
 }
 
-void rpmafio_io_fini(struct rpmafio_job *job)
+void rpmafio_io_fini(struct rpmafio_client *c)
 {
-	struct rpmafio_client *c = &job->client;
 	free(c->ring.slot);
 	free(c->queued);
 	free(c->events);
@@ -44,28 +38,8 @@ void rpmafio_io_fini(struct rpmafio_job *job)
 	c->queued = c->events = NULL;
 }
 
-int rpmafio_io_register_buffers(struct rpmafio_job *job)
+void rpmafio_io_break(struct rpmafio_client *c, int err, const char *fmt, ...)
 {
-	struct thread_data *td = job->td;
-	struct rpmafio_client *c = &job->client;
-	char buf[128];
-	int ret;
-
-	if (td->orig_buffer == NULL || td->orig_buffer_size == 0)
-		return rpmafio_fail(job, EINVAL, "fio allocated no I/O buffers");
-	/* the buffers are only ever sources of writes and destinations of reads */
-	if ((ret = rpma_mr_reg(c->peer, td->orig_buffer, td->orig_buffer_size,
-			RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &c->buf_mr)))
-		return rpmafio_fail(job, EIO, "cannot register fio's I/O buffers (%zu bytes): %s",
-			td->orig_buffer_size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	c->buf_base = td->orig_buffer;
-	return 0;
-}
-
-void rpmafio_io_break(struct rpmafio_job *job, int err, const char *fmt, ...)
-{
-	struct rpmafio_client *c = &job->client;
-
 	if (!c->broken) {
 		char msg[RPMAFIO_ERR_LEN];
 		va_list ap;
@@ -74,7 +48,7 @@ void rpmafio_io_break(struct rpmafio_job *job, int err, const char *fmt, ...)
 		va_end(ap);
 		c->broken = true;
 		c->broken_err = err;
-		rpmafio_fail(job, err, "%s", msg);
+		rpmafio_fail(&c->job, err, "%s", msg);
 	}
 	uint32_t n = rpmafio_ring_inflight(&c->ring);
 	for (uint32_t i = 0; i < n; i++) {
@@ -95,10 +69,10 @@ static inline int post_io(struct rpmafio_client *c, struct io_u *io_u, int flags
 		io_u->xfer_buflen, flags, io_u);
 }
 
-static void post_failed(struct rpmafio_job *job, struct io_u *io_u, int ret)
+static void post_failed(struct rpmafio_client *c, struct io_u *io_u, int ret)
 {
 	char buf[128];
-	rpmafio_io_break(job, EIO, "cannot post an RDMA %s of %llu bytes at offset %llu: %s",
+	rpmafio_io_break(c, EIO, "cannot post an RDMA %s of %llu bytes at offset %llu: %s",
 		io_u->ddir == DDIR_WRITE ? "write" : "read", io_u->xfer_buflen, io_u->offset,
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
 }
@@ -123,124 +97,121 @@ static const char *wc_hint(enum ibv_wc_status status)
 }
 
 /* One completion from the CQ. */
-static inline void process(struct rpmafio_job *job, const struct ibv_wc *wc)
+static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 {
-	struct rpmafio_client *c = &job->client;
 	struct io_u *last;
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (!c->broken)
-			rpmafio_io_break(job, EIO, "an RDMA operation failed: %s (%s)",
+			rpmafio_io_break(c, EIO, "an RDMA operation failed: %s (%s)",
 				ibv_wc_status_str(wc->status), wc_hint(wc->status));
 		return;
 	}
 	if (c->broken)
 		return; /* a late completion: its io_u has been failed already */
-	int r = job->eng->client.completion(job, wc, &last);
+	int r = c->job.method->client.completion(c, wc, &last);
 	if (r == 0)
 		return;
 	if (r < 0 || rpmafio_ring_complete_upto(&c->ring, last) < 0)
-		rpmafio_io_break(job, EIO, "a completion for no request in flight "
+		rpmafio_io_break(c, EIO, "a completion for no request in flight "
 			"(opcode %d, wr_id 0x%llx)", (int)wc->opcode, (unsigned long long)wc->wr_id);
 }
 
-/* Look at the connection's events without blocking: is the server gone? */
-static void check_conn(struct rpmafio_job *job)
-{
-	struct rpmafio_client *c = &job->client;
-	struct pollfd pfd = {.fd = c->ev_fd, .events = POLLIN};
-	enum rpma_conn_event ev;
+/* what reap() waits for */
+struct reaping {
+	struct rpmafio_client *c;
+	uint32_t want;		/* io_us done */
+	uint64_t since;		/* the start of a time without completions (0: none) */
+};
 
-	if (poll(&pfd, 1, 0) != 1 || rpma_conn_next_event(c->conn, &ev))
-		return;
+static int reap_wc(void *arg, const struct ibv_wc *wc, int n)
+{
+	struct reaping *r = arg;
+	for (int i = 0; i < n; i++)
+		process(r->c, &wc[i]);
+	r->since = 0;
+	return rpmafio_ring_ready(&r->c->ring) >= r->want || r->c->broken;
+}
+
+/* is the server gone? */
+static int reap_event(void *arg, enum rpma_conn_event ev)
+{
+	struct rpmafio_client *c = ((struct reaping *)arg)->c;
+	const struct rpmafio_job *job = &c->job;
+
 	if (ev == RPMA_CONN_CLOSED)
-		rpmafio_io_break(job, ECONNRESET, "the server at %s:%s closed the connection",
+		rpmafio_io_break(c, ECONNRESET, "the server at %s:%s closed the connection",
 			job->o->serverip, job->port);
 	else if (ev == RPMA_CONN_LOST)
-		rpmafio_io_break(job, ECONNRESET, "the connection to the server at %s:%s was lost",
+		rpmafio_io_break(c, ECONNRESET, "the connection to the server at %s:%s was lost",
 			job->o->serverip, job->port);
-}
-
-/* No completion for a while: give up after connect_timeout ms. */
-static void check_stalled(struct rpmafio_job *job, uint64_t *since)
-{
-	struct rpmafio_client *c = &job->client;
-	uint64_t now = rpmafio_now_ms();
-	if (*since == 0) {
-		*since = now;
-		return;
-	}
-	if (now - *since >= c->timeout_ms)
-		rpmafio_io_break(job, ETIMEDOUT, "no completion from the server at %s:%s for %u ms "
-			"(connect_timeout): is it still there?", job->o->serverip, job->port,
-			c->timeout_ms);
-}
-
-/* Sleep on the completion channel (and the connection's events) for a while. */
-static void wait_channel(struct rpmafio_job *job)
-{
-	struct rpmafio_client *c = &job->client;
-	struct pollfd pfd[2] = {
-		{.fd = c->cq_fd, .events = POLLIN},
-		{.fd = c->ev_fd, .events = POLLIN},
-	};
-	char buf[128];
-	int ret;
-
-	if (poll(pfd, 2, WAIT_SLICE_MS) <= 0)
-		return;
-	if ((pfd[0].revents & POLLIN) && (ret = rpma_cq_wait(c->cq)) &&
-			ret != RPMA_E_NO_COMPLETION)
-		rpmafio_io_break(job, EIO, "rpma_cq_wait: %s", rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if (pfd[1].revents & POLLIN)
-		check_conn(job);
+	return c->broken;
 }
 
 /*
- * Take completions until at least `want` io_us are done (or the connection
- * broke, which completes everything in flight). want == 0: one pass, no wait.
+ * No completion for a while: give up after connect_timeout ms -- or after
+ * STOP_WAIT_MS once fio is asked to stop the job early (Ctrl-C): a silent
+ * server must not hold fio for connect_timeout, a live one answers well within
+ * it. (The normal end of runtime= waits as long as ever.)
  */
-static void reap(struct rpmafio_job *job, uint32_t want)
+static int reap_idle(void *arg)
 {
-	struct rpmafio_client *c = &job->client;
-	struct ibv_wc wc[REAP_BATCH];
-	uint64_t since = 0;
-	unsigned spins = 0;
-	char buf[128];
+	struct reaping *r = arg;
+	struct rpmafio_client *c = r->c;
+	const struct rpmafio_job *job = &c->job;
+	const bool stopping = rpmafio_stop_requested(job);
+	uint64_t now = rpmafio_now_ms();
 
-	for (;;) {
-		int got = 0;
-		int ret = rpma_cq_get_wc(c->cq, REAP_BATCH, wc, &got);
-		if (ret == 0) {
-			for (int i = 0; i < got; i++)
-				process(job, &wc[i]);
-			since = 0;
-			if (rpmafio_ring_ready(&c->ring) >= want)
-				return;
-			continue;
-		}
-		if (ret != RPMA_E_NO_COMPLETION) {
-			rpmafio_io_break(job, EIO, "rpma_cq_get_wc: %s",
-				rpmafio_rpma_err(ret, buf, sizeof(buf)));
-			return;
-		}
-		if (rpmafio_ring_ready(&c->ring) >= want || c->broken)
-			return;
-		if (c->busy_wait) {
-			if (++spins % SPIN_CHECK)
-				continue;
-			check_conn(job);
-		} else {
-			wait_channel(job);
-		}
-		check_stalled(job, &since);
+	if (r->since == 0) {
+		r->since = now;
+		return 0;
 	}
+	if (now - r->since < (stopping ? STOP_WAIT_MS : c->timeout_ms))
+		return 0;
+	if (stopping)
+		rpmafio_io_break(c, ECANCELED, "stopped: the server at %s:%s completed none of "
+			"the %u I/Os in flight within %u ms", job->o->serverip, job->port,
+			rpmafio_ring_inflight(&c->ring), STOP_WAIT_MS);
+	else
+		rpmafio_io_break(c, ETIMEDOUT, "no completion from the server at %s:%s for %u ms "
+			"(connect_timeout): is it still there?", job->o->serverip, job->port,
+			c->timeout_ms);
+	return 1;
 }
 
-enum fio_q_status rpmafio_io_queue(struct rpmafio_job *job, struct io_u *io_u)
+static int reap_error(void *arg, const char *call, int ret)
 {
+	char buf[128];
+	rpmafio_io_break(((struct reaping *)arg)->c, EIO, "%s: %s", call,
+		rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return 1;
+}
+
+static const struct rpmafio_poll_ops reap_ops = {
+	.wc = reap_wc,
+	.event = reap_event,
+	.idle = reap_idle,
+	.error = reap_error,
+};
+
+/*
+ * Take completions until at least `want` io_us are done (or the connection
+ * broke, which completes everything in flight). want == 0: one look, no wait.
+ */
+static void reap(struct rpmafio_client *c, uint32_t want)
+{
+	struct reaping r = {.c = c, .want = want};
+
+	if (want == 0)
+		(void) rpmafio_poll_once(&c->poll, &reap_ops, &r);
+	else
+		(void) rpmafio_poll_run(&c->poll, &reap_ops, &r);
+}
+
+enum fio_q_status rpmafio_io_queue(struct rpmafio_client *c, struct io_u *io_u)
+{
+	struct rpmafio_job *job = &c->job;
 	struct thread_data *td = job->td;
-	struct rpmafio_client *c = &job->client;
 	int ret;
 
 	if (c->broken) {
@@ -268,13 +239,13 @@ enum fio_q_status rpmafio_io_queue(struct rpmafio_job *job, struct io_u *io_u)
 	rpmafio_ring_push(&c->ring, io_u);
 	if (rpmafio_batch_flushes(job->o, io_u->ddir == DDIR_WRITE)) {
 		if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ON_ERROR)))
-			post_failed(job, io_u, ret);
-		else if (job->eng->client.flush(job, io_u->offset, io_u->xfer_buflen, io_u))
-			rpmafio_io_break(job, EIO, "the flush could not be posted");
+			post_failed(c, io_u, ret);
+		else if (job->method->client.flush(c, io_u->offset, io_u->xfer_buflen, io_u))
+			rpmafio_io_break(c, EIO, "the flush could not be posted");
 	} else if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ALWAYS))) {
-		post_failed(job, io_u, ret);
+		post_failed(c, io_u, ret);
 	}
-	reap(job, 1);
+	reap(c, 1);
 	/* nothing else is in flight with sync=1: io_u is the one completed */
 	for (;;) {
 		struct io_u *done = rpmafio_ring_pop_ready(&c->ring);
@@ -284,10 +255,10 @@ enum fio_q_status rpmafio_io_queue(struct rpmafio_job *job, struct io_u *io_u)
 	return FIO_Q_COMPLETED;
 }
 
-int rpmafio_io_commit(struct rpmafio_job *job)
+int rpmafio_io_commit(struct rpmafio_client *c)
 {
+	struct rpmafio_job *job = &c->job;
 	struct thread_data *td = job->td;
-	struct rpmafio_client *c = &job->client;
 	const uint32_t n = c->nr_queued;
 	struct rpmafio_span span;
 	struct timespec now;
@@ -303,7 +274,7 @@ int rpmafio_io_commit(struct rpmafio_job *job)
 		rpmafio_ring_push(&c->ring, io_u);
 	}
 	if (c->broken) {
-		rpmafio_io_break(job, c->broken_err, "the connection is broken");
+		rpmafio_io_break(c, c->broken_err, "the connection is broken");
 		goto out;
 	}
 
@@ -328,13 +299,13 @@ int rpmafio_io_commit(struct rpmafio_job *job)
 		int flags = (!flush && i == n - 1) ? RPMA_F_COMPLETION_ALWAYS :
 			RPMA_F_COMPLETION_ON_ERROR;
 		if ((ret = post_io(c, io_u, flags))) {
-			post_failed(job, io_u, ret);
+			post_failed(c, io_u, ret);
 			goto out;
 		}
 	}
-	if (flush && job->eng->client.flush(job, span.start, rpmafio_span_len(&span),
+	if (flush && job->method->client.flush(c, span.start, rpmafio_span_len(&span),
 			c->queued[n - 1])) {
-		rpmafio_io_break(job, EIO, "the flush could not be posted");
+		rpmafio_io_break(c, EIO, "the flush could not be posted");
 		goto out;
 	}
 
@@ -347,10 +318,9 @@ out:
 	return 0;
 }
 
-int rpmafio_io_getevents(struct rpmafio_job *job, unsigned int min, unsigned int max,
+int rpmafio_io_getevents(struct rpmafio_client *c, unsigned int min, unsigned int max,
 	const struct timespec *t)
 {
-	struct rpmafio_client *c = &job->client;
 	uint32_t want = min, used = rpmafio_ring_used(&c->ring);
 	unsigned n = 0;
 	struct io_u *io_u;
@@ -359,7 +329,7 @@ int rpmafio_io_getevents(struct rpmafio_job *job, unsigned int min, unsigned int
 	if (want > used)
 		want = used;
 	if (want == 0 || rpmafio_ring_ready(&c->ring) < want)
-		reap(job, want);
+		reap(c, want);
 	while (n < max && (io_u = rpmafio_ring_pop_ready(&c->ring)) != NULL)
 		c->events[n++] = io_u;
 	return (int)n;

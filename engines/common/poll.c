@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* poll.c -- the one completion loop (see poll.h) */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "poll.h"
+
+int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
+		bool busy)
+{
+	int ret;
+
+	*p = (struct rpmafio_poll){.conn = conn, .cq = cq, .ev_fd = -1, .cq_fd = -1, .busy = busy};
+	if ((ret = rpma_conn_get_event_fd(conn, &p->ev_fd)))
+		return ret;
+	if (cq && (ret = rpma_cq_get_fd(cq, &p->cq_fd)))
+		return ret;
+	return 0;
+}
+
+static int next_event(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	enum rpma_conn_event ev;
+	int ret = rpma_conn_next_event(p->conn, &ev);
+	if (ret)
+		return ops->error ? ops->error(arg, "rpma_conn_next_event", ret) : 0;
+	return ops->event ? ops->event(arg, ev) : 0;
+}
+
+/* busy: has an event come? (no blocking) */
+static int look_at_events(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	struct pollfd pfd = {.fd = p->ev_fd, .events = POLLIN};
+	if (poll(&pfd, 1, 0) != 1)
+		return 0;
+	return next_event(p, ops, arg);
+}
+
+/* not busy: sleep until a completion or an event comes, or a slice passes */
+static int sleep_on_channels(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	struct pollfd pfd[2] = {
+		{.fd = p->ev_fd, .events = POLLIN},
+		{.fd = p->cq_fd, .events = POLLIN},
+	};
+	int r, ret;
+
+	const nfds_t n = p->cq ? 2 : 1;
+	if (poll(pfd, n, RPMAFIO_POLL_SLICE_MS) <= 0)
+		return 0;
+	/*
+	 * A channel in error (a device removed: the CQ's channel reports POLLERR)
+	 * would wake every poll at once: a loop spinning on it until the
+	 * connection's end is reported. Fail instead.
+	 */
+	for (nfds_t i = 0; i < n; i++)
+		if ((pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL)) && !(pfd[i].revents & POLLIN)) {
+			errno = EIO;
+			return ops->error ? ops->error(arg, i ? "poll (completion channel)" :
+				"poll (connection events)", RPMA_E_PROVIDER) : 0;
+		}
+	/* the channel's event is taken (and the CQ armed again) before the events */
+	if (p->cq && (pfd[1].revents & POLLIN) && (ret = rpma_cq_wait(p->cq)) &&
+			ret != RPMA_E_NO_COMPLETION && ops->error &&
+			(r = ops->error(arg, "rpma_cq_wait", ret)))
+		return r;
+	if (pfd[0].revents & POLLIN)
+		return next_event(p, ops, arg);
+	return 0;
+}
+
+int rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
+	int got = 0;
+	int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
+	if (ret == 0)
+		return ops->wc ? ops->wc(arg, wc, got) : 0;
+	if (ret != RPMA_E_NO_COMPLETION)
+		return ops->error ? ops->error(arg, "rpma_cq_get_wc", ret) : 0;
+	return 0;
+}
+
+int rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
+	unsigned spins = 0;
+	int r;
+
+	for (;;) {
+		if (p->cq) {
+			int got = 0;
+			int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
+			if (ret == 0) {
+				if (ops->wc && (r = ops->wc(arg, wc, got)))
+					return r;
+				continue;
+			}
+			if (ret != RPMA_E_NO_COMPLETION && ops->error &&
+					(r = ops->error(arg, "rpma_cq_get_wc", ret)))
+				return r;
+		}
+		if (p->cq && p->busy) {
+			if (++spins % RPMAFIO_POLL_SPIN_CHECK)
+				continue;
+			r = look_at_events(p, ops, arg);
+		} else {
+			r = sleep_on_channels(p, ops, arg);
+		}
+		if (r || (ops->idle && (r = ops->idle(arg))))
+			return r;
+	}
+}
+
+uint64_t rpmafio_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop)
+{
+	uint64_t deadline = timeout_ms < 0 ? 0 : rpmafio_now_ms() + (uint64_t)timeout_ms;
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+
+	for (;;) {
+		int slice = RPMAFIO_POLL_SLICE_MS;
+		if (timeout_ms >= 0) {
+			uint64_t now = rpmafio_now_ms();
+			if (now >= deadline)
+				slice = 0;
+			else if (deadline - now < (uint64_t)slice)
+				slice = (int)(deadline - now);
+		}
+		int n = poll(&pfd, 1, slice);
+		if (n > 0)
+			return 1;
+		if ((n < 0 && errno != EINTR) || *stop)
+			return -1;
+		if (timeout_ms >= 0 && slice == 0)
+			return 0;
+	}
+}

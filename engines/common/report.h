@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * report.h -- how a job says what went wrong (or what a user should know),
+ * and whether fio wants it to stop.
+ */
+#ifndef RPMAFIO_REPORT_H
+#define RPMAFIO_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "job.h"
+
+/*
+ * Report a failure of the job: "<engine>: job N: <message>" on stderr, the
+ * message kept for fio's error summary (td->verror) and errdetails, and err
+ * (an errno value) as the job's error. Only the first failure is kept: it is
+ * the root cause. Returns -1.
+ */
+int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * A note (not an error) on stderr: "<engine>: job N: <message>" (never into
+ * fio's --output file, so JSON reports stay valid).
+ */
+void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* rpma_err_2str() plus errno for RPMA_E_PROVIDER, into buf */
+const char *rpmafio_rpma_err(int ret, char *buf, size_t len);
+
+/* true once fio wants the job to stop (SIGINT, another job's error, runtime= over...) */
+static inline bool rpmafio_stopping(const struct rpmafio_job *job)
+{
+	return job->td->terminate;
+}
+
+/*
+ * true when fio stops the job before its time: Ctrl-C, another job's error
+ * (exitall). Not the end of runtime=, which fio marks the same way but which
+ * must not cut short the I/Os in flight.
+ */
+bool rpmafio_stop_requested(const struct rpmafio_job *job);
+
+#endif /* RPMAFIO_REPORT_H */

@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* engine.c -- fio's entry points: per-job set-up, tear-down and mode dispatch (see engine.h) */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "client/io.h"
+#include "common/report.h"
+#include "engine.h"
+#include "server/server.h"
+
+/* Pin the calling job thread to its CPU of the cpus= list. */
+static int pin_cpu(struct rpmafio_job *job)
+{
+	unsigned cpus[RPMAFIO_CPU_MAX + 1], n;
+	char why[RPMAFIO_ERR_LEN];
+	cpu_set_t set;
+
+	if (job->o->cpus == NULL || job->o->cpus[0] == '\0')
+		return 0;
+	if (rpmafio_parse_cpulist(job->o->cpus, cpus, &n, why, sizeof(why)))
+		return rpmafio_fail(job, EINVAL, "cpus=%s: %s", job->o->cpus, why);
+	unsigned cpu = rpmafio_job_cpu(cpus, n, job->index);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return rpmafio_fail(job, errno, "cpus=%s: cannot run on CPU %u: %s (is it online "
+			"and allowed?)", job->o->cpus, cpu, strerror(errno));
+	return 0;
+}
+
+static int client_init(struct rpmafio_client *c)
+{
+	struct thread_data *td = c->job.td;
+
+	if (td_trim(td))
+		return rpmafio_fail(&c->job, EINVAL, "trim workloads are not supported (rw=%s)",
+			ddir_str(td->o.td_ddir));
+	if (rpmafio_io_init(c) || c->job.method->client.init(c))
+		return -1;
+	/* with create_serialize=1 fio sized the job before connecting: check it now */
+	if (td->o.size > c->server_size)
+		return rpmafio_fail(&c->job, EINVAL, "size=%llu is more than the %zu bytes the "
+			"server exposes", (unsigned long long)td->o.size, c->server_size);
+	return 0;
+}
+
+/* the job's options as a whole (fio checked each value while parsing) */
+static int check_options(struct rpmafio_job *job)
+{
+	const struct rpmafio_opts *o = job->o;
+	char why[RPMAFIO_ERR_LEN];
+	struct rpmafio_optvals v = {
+		.mode = job->mode,
+		.serverip = o->serverip,
+		.port = o->port,
+		.cpus = o->cpus,
+		.connect_timeout_ms = o->connect_timeout,
+		.job_index = job->index,
+	};
+	if (rpmafio_optvals_check(&v, job->port, sizeof(job->port), why, sizeof(why)))
+		return rpmafio_fail(job, EINVAL, "%s", why);
+	return 0;
+}
+
+int rpmafio_init(struct thread_data *td, const struct rpmafio_method *method)
+{
+	const struct rpmafio_opts *o = td->eo;
+	bool server = o->mode == RPMAFIO_MODE_SERVER;
+
+	struct rpmafio_job *job = calloc(1, server ? sizeof(struct rpmafio_server) :
+		sizeof(struct rpmafio_client));
+	if (job == NULL) {
+		td_verror(td, ENOMEM, "calloc");
+		return 1;
+	}
+	job->method = method;
+	job->td = td;
+	job->o = o;
+	job->mode = server ? RPMAFIO_MODE_SERVER : RPMAFIO_MODE_CLIENT;
+	job->index = td->thread_number - 1;
+	td->io_ops_data = job;
+
+	if (check_options(job) || pin_cpu(job))
+		return 1;
+	if (!server)
+		return client_init(rpmafio_client_of(job)) ? 1 : 0;
+	/* the server's one "I/O" lasts as long as the client: no statistics */
+	td->flags |= (unsigned long long)FIO_NOSTATS << TD_ENG_FLAG_SHIFT;
+	return method->server.init(rpmafio_server_of(job)) ? 1 : 0;
+}
+
+int rpmafio_setup(struct thread_data *td)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	const struct rpmafio_opts *o = td->eo;
+	struct fio_file *f;
+	unsigned i;
+
+	/*
+	 * fio asks for the files' sizes here: in the job's thread after init
+	 * when create_serialize=0 (the job files set it), or before init from
+	 * fio's main thread otherwise.
+	 */
+	for_each_file(td, f, i) {
+		if (job && job->mode == RPMAFIO_MODE_CLIENT) {
+			/* connected already */
+			f->real_file_size = rpmafio_client_of(job)->server_size;
+		} else if (td->o.size) {
+			/* a server's memory, or a client sized by the job (checked once connected) */
+			f->real_file_size = td->o.size;
+		} else {
+			log_err("fio: job %s: size= is not set: %s\n", td->o.name,
+				o->mode == RPMAFIO_MODE_SERVER ?
+				"give the memory size of each server job (e.g. size=64m)" :
+				"a client learns the size from its server only with create_serialize=0");
+			td_verror(td, EINVAL, "setup");
+			return 1;
+		}
+		fio_file_set_size_known(f);
+	}
+	return 0;
+}
+
+int rpmafio_post_init(struct thread_data *td)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job->mode == RPMAFIO_MODE_CLIENT)
+		return rpmafio_client_register_buffers(rpmafio_client_of(job)) ? 1 : 0;
+	return 0;
+}
+
+int rpmafio_iomem_alloc(struct thread_data *td, size_t size)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p = NULL;
+	if (posix_memalign(&p, page > 0 ? (size_t)page : 4096, size))
+		return 1;
+	td->orig_buffer = p;
+	return 0;
+}
+
+/* fio calls this before cleanup, with the connection still up */
+void rpmafio_iomem_free(struct thread_data *td)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job && job->mode == RPMAFIO_MODE_CLIENT &&
+			rpmafio_client_release_buffers(rpmafio_client_of(job)))
+		return; /* still registered: kept, never freed */
+	free(td->orig_buffer);
+}
+
+void rpmafio_cleanup(struct thread_data *td)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job == NULL)
+		return;
+	/* the connection first, then the registrations, then the memory */
+	if (job->mode == RPMAFIO_MODE_CLIENT) {
+		struct rpmafio_client *c = rpmafio_client_of(job);
+		if (job->method->client.finish && c->conn && !c->broken)
+			job->method->client.finish(c);
+		rpmafio_client_disconnect(c);
+		if (job->method->client.cleanup)
+			job->method->client.cleanup(c);
+		rpmafio_client_release(c);
+		rpmafio_io_fini(c);
+	} else {
+		struct rpmafio_server *s = rpmafio_server_of(job);
+		rpmafio_server_disconnect(s);
+		if (job->method->server.cleanup)
+			job->method->server.cleanup(s);
+		rpmafio_server_release(s);
+	}
+	free(job);
+	td->io_ops_data = NULL;
+}
+
+int rpmafio_io_u_init(struct thread_data *td, struct io_u *io_u)
+{
+	io_u->engine_data = td->io_ops_data; /* for errdetails */
+	return 0;
+}
+
+/*
+ * A client's file is the server's memory: fio has placed the job's range in
+ * it by now (offset=, offset_increment=, size=), so this is where a range
+ * beyond the server's memory is refused, before any I/O.
+ */
+int rpmafio_open_file(struct thread_data *td, struct fio_file *f)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job == NULL || job->mode != RPMAFIO_MODE_CLIENT)
+		return 0;
+	const struct rpmafio_client *c = rpmafio_client_of(job);
+	if (f->file_offset <= c->server_size && f->io_size <= c->server_size - f->file_offset)
+		return 0;
+	rpmafio_fail(job, EINVAL, "offset=%llu with size=%llu reaches byte %llu, beyond the %zu "
+		"bytes the server at %s:%s exposes", (unsigned long long)f->file_offset,
+		(unsigned long long)f->io_size,
+		(unsigned long long)f->file_offset + (unsigned long long)f->io_size, c->server_size,
+		job->o->serverip, job->port);
+	return 1;
+}
+
+int rpmafio_file_nop(struct thread_data *td, struct fio_file *f)
+{
+	(void)td;
+	(void)f;
+	return 0;
+}
+
+int rpmafio_get_file_size(struct thread_data *td, struct fio_file *f)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job && job->mode == RPMAFIO_MODE_CLIENT)
+		f->real_file_size = rpmafio_client_of(job)->server_size;
+	else
+		f->real_file_size = td->o.size;
+	fio_file_set_size_known(f);
+	return 0;
+}
+
+/*
+ * A server's one I/O: the whole serving. fio leaves its I/O loop when
+ * td->done is set, so no other I/O follows.
+ */
+static enum fio_q_status serve(struct rpmafio_server *s, struct io_u *io_u)
+{
+	struct thread_data *td = s->job.td;
+	if (s->job.method->server.serve(s)) {
+		io_u->error = td->error ? td->error : EIO;
+		/* a client that broke the protocol is cut off now, not at clean-up */
+		rpmafio_server_disconnect(s);
+	}
+	td->done = 1;
+	return FIO_Q_COMPLETED;
+}
+
+enum fio_q_status rpmafio_queue(struct thread_data *td, struct io_u *io_u)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job->mode == RPMAFIO_MODE_CLIENT)
+		return rpmafio_io_queue(rpmafio_client_of(job), io_u);
+	return serve(rpmafio_server_of(job), io_u);
+}
+
+int rpmafio_commit(struct thread_data *td)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job->mode == RPMAFIO_MODE_CLIENT)
+		return rpmafio_io_commit(rpmafio_client_of(job));
+	return 0;
+}
+
+int rpmafio_getevents(struct thread_data *td, unsigned int min, unsigned int max,
+	const struct timespec *t)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	if (job->mode == RPMAFIO_MODE_CLIENT)
+		return rpmafio_io_getevents(rpmafio_client_of(job), min, max, t);
+	return 0;
+}
+
+struct io_u *rpmafio_event(struct thread_data *td, int event)
+{
+	struct rpmafio_job *job = td->io_ops_data;
+	return rpmafio_client_of(job)->events[event];
+}
+
+char *rpmafio_errdetails(struct io_u *io_u)
+{
+	const struct rpmafio_job *job = io_u->engine_data;
+	if (job == NULL || job->errmsg[0] == '\0')
+		return strdup("the RDMA operation failed");
+	return strdup(job->errmsg);
+}

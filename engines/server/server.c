@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* server.c -- a server's memory, registration, listening and accepting (see server.h) */
+#include <errno.h>
+#include <string.h>
+
+#include "common/method.h"
+#include "common/report.h"
+#include "server.h"
+
+int rpmafio_server_map(struct rpmafio_server *s)
+{
+	struct rpmafio_job *job = &s->job;
+	struct thread_data *td = job->td;
+	char why[RPMAFIO_ERR_LEN];
+
+	if (td->o.nr_files != 1 || td->files_index != 1)
+		return rpmafio_fail(job, EINVAL, "a server job exposes exactly one filename= "
+			"(malloc, a device-DAX path or a file), not %u", td->o.nr_files);
+	if (td->o.size == 0)
+		return rpmafio_fail(job, EINVAL, "size= is not set: give the memory size of "
+			"each server job (e.g. size=64m)");
+
+	const char *path = td->files[0]->file_name;
+	size_t size = td->o.size;
+	bool dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0;
+	size_t offset = dram ? 0 : (size_t)job->index * size;
+	if (rpmafio_mem_map(path, size, offset, &s->mem, why, sizeof(why)))
+		return rpmafio_fail(job, EINVAL, "filename=%s: %s", path, why);
+	if (job->o->direct_write_to_pmem && !s->mem.is_pmem)
+		rpmafio_note(job, "direct_write_to_pmem=1 but %s is not persistent memory: "
+			"clients will flush, but the data is not persistent", path);
+	return 0;
+}
+
+int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num)
+{
+	struct rpmafio_job *job = &s->job;
+	const char *addr = job->o->serverip;
+	struct ibv_context *dev = NULL;
+	size_t desc_size = 0;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev)))
+		return rpmafio_fail(job, EADDRNOTAVAIL, "serverip=%s: no local RDMA device has "
+			"this address: %s", addr, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if ((ret = rpma_peer_new(dev, &s->peer)))
+		return rpmafio_fail(job, ENODEV, "rpma_peer_new: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if ((ret = rpma_mr_reg(s->peer, s->mem.ptr, s->mem.size, usage, &s->mr)))
+		return rpmafio_fail(job, EIO, "cannot register the %s memory (%zu bytes) for "
+			"RDMA: %s", rpmafio_mem_kind_str(s->mem.kind), s->mem.size,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if ((ret = rpma_mr_get_descriptor_size(s->mr, &desc_size)))
+		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor_size: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (desc_size > RPMAFIO_WS_DESC_MAX)
+		return rpmafio_fail(job, EPROTO, "the memory descriptor is %zu bytes, more than "
+			"the workspace holds (%d)", desc_size, RPMAFIO_WS_DESC_MAX);
+
+	struct rpmafio_ws ws = {
+		.max_msg_num = max_msg_num,
+		.direct_write_to_pmem = job->o->direct_write_to_pmem != 0,
+		.mr_desc_size = (uint8_t)desc_size,
+	};
+	if ((ret = rpma_mr_get_descriptor(s->mr, ws.mr_desc)))
+		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (rpmafio_ws_encode(&ws, s->ws_bytes))
+		return rpmafio_fail(job, EPROTO, "cannot encode the workspace");
+	return 0;
+}
+
+int rpmafio_server_listen(struct rpmafio_server *s)
+{
+	struct rpmafio_job *job = &s->job;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_ep_listen(s->peer, job->o->serverip, job->port, &s->ep)))
+		return rpmafio_fail(job, EADDRINUSE, "cannot listen on %s:%s: %s",
+			job->o->serverip, job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	rpmafio_note(job, "listening on %s:%s (%zu bytes of %s memory)", job->o->serverip,
+		job->port, s->mem.size, rpmafio_mem_kind_str(s->mem.kind));
+	return 0;
+}
+
+int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_queues *q,
+		struct rpma_conn_req **req)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpma_conn_cfg *cfg = NULL;
+	char buf[128];
+	int ret, fd;
+
+	if ((ret = rpma_ep_get_fd(s->ep, &fd)))
+		return rpmafio_fail(job, EIO, "rpma_ep_get_fd: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if ((ret = rpmafio_queues_cfg(q, &cfg)))
+		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s",
+			job->td->o.iodepth, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (rpmafio_wait_fd(fd, -1, &job->td->terminate) < 0)
+		rpmafio_fail(job, ECANCELED, "stopped before a client connected");
+	else if ((ret = rpma_ep_next_conn_req(s->ep, cfg, req)))
+		rpmafio_fail(job, EIO, "cannot take the client's connection request: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	(void) rpma_conn_cfg_delete(&cfg);
+	return *req ? 0 : -1;
+}
+
+int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpma_conn_private_data pdata = {s->ws_bytes, RPMAFIO_WS_SIZE};
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	char buf[128];
+	int ret, fd;
+
+	if ((ret = rpma_conn_req_connect(req, &pdata, &s->conn)))
+		return rpmafio_fail(job, ECONNABORTED, "cannot accept the client's connection: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if ((ret = rpma_conn_get_event_fd(s->conn, &fd)))
+		return rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	int w = rpmafio_wait_fd(fd, (int)job->o->connect_timeout, &job->td->terminate);
+	if (w > 0 && (ret = rpma_conn_next_event(s->conn, &ev)))
+		return rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (ev != RPMA_CONN_ESTABLISHED)
+		return rpmafio_fail(job, ECONNABORTED, "the client's connection was not "
+			"established within connect_timeout=%u ms (%s)", job->o->connect_timeout,
+			w > 0 ? rpma_utils_conn_event_2str(ev) : "no event");
+	(void) rpma_ep_shutdown(&s->ep);
+	dprint(FD_NET, "%s: job %u: a client connected\n", job->method->name, job->index + 1);
+	if ((ret = rpma_conn_get_cq(s->conn, &s->cq)) ||
+			(ret = rpmafio_poll_init(&s->poll, s->conn, s->cq,
+				job->o->busy_wait_polling != 0)))
+		return rpmafio_fail(job, EIO, "the connection's completion queue: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return 0;
+}
+
+void rpmafio_server_disconnect(struct rpmafio_server *s)
+{
+	if (s->conn) {
+		(void) rpma_conn_disconnect(s->conn);
+		(void) rpma_conn_delete(&s->conn);
+	}
+	(void) rpma_ep_shutdown(&s->ep);
+}
+
+void rpmafio_server_release(struct rpmafio_server *s)
+{
+	char buf[128];
+	int ret;
+
+	if (s->mr && (ret = rpma_mr_dereg(&s->mr))) {
+		rpmafio_note(&s->job, "cannot deregister the %s memory: %s; it stays mapped "
+			"(memory still registered is never freed)",
+			rpmafio_mem_kind_str(s->mem.kind), rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return;
+	}
+	(void) rpma_peer_delete(&s->peer);
+	rpmafio_mem_unmap(&s->mem);
+}

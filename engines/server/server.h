@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * server.h -- a server job: the memory it exposes to one client, and each
+ * step of serving it. A method's server init is these steps in order:
+ *
+ *   rpmafio_server_map()           the job's part of filename= (common/mem.h)
+ *   rpmafio_server_register()      ... registered for the client's operations,
+ *                                  its descriptor put in the workspace
+ *   rpmafio_server_listen()        on serverip:port+i
+ *   rpmafio_server_next_request()  the first client's connection request
+ *   (the method may post receives on it here: GPSPM)
+ *   rpmafio_server_accept()        with the workspace as private data
+ *
+ * and its serve is rpmafio_server_serve() (the one completion loop of
+ * common/poll.h). engine.c tears everything down: the connection first,
+ * then the registrations, then the memory. Every function returns 0, or -1
+ * after rpmafio_fail(), unless said otherwise; every wait gives up when fio
+ * stops the job.
+ */
+#ifndef RPMAFIO_SERVER_H
+#define RPMAFIO_SERVER_H
+
+#include <librpma.h>
+
+#include "common/job.h"
+#include "common/mem.h"
+#include "common/poll.h"
+#include "common/queues.h"
+#include "common/workspace.h"
+
+struct rpmafio_server {
+	struct rpmafio_job job;	/* first: a server is a job */
+	struct rpmafio_mem mem;
+	struct rpma_peer *peer;
+	struct rpma_mr_local *mr;
+	struct rpma_ep *ep;
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;
+	struct rpmafio_poll poll; /* the CQ and the connection's events */
+	uint8_t ws_bytes[RPMAFIO_WS_SIZE]; /* the private data sent to the client */
+	bool disconnected;	/* the client has gone */
+
+	void *priv;		/* the method's own server data */
+};
+
+static inline struct rpmafio_server *rpmafio_server_of(struct rpmafio_job *job)
+{
+	return (struct rpmafio_server *)job;
+}
+
+/*
+ * Map the job's memory: filename= (one: malloc, a device-DAX path or a
+ * file), size= bytes, job i taking bytes [i * size, (i + 1) * size) of a path.
+ */
+int rpmafio_server_map(struct rpmafio_server *s);
+
+/*
+ * Find the device of serverip, register the memory with usage and encode
+ * the workspace (max_msg_num: flush requests taken at once, 0 for none).
+ */
+int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num);
+
+/* Listen on serverip:port and say so on stderr. */
+int rpmafio_server_listen(struct rpmafio_server *s);
+
+/* Wait (without a limit) for a client's connection request and take it with queue sizes q. */
+int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_queues *q,
+		struct rpma_conn_req **req);
+
+/*
+ * Accept *req with the workspace as private data, wait until the connection
+ * is established (connect_timeout), then stop listening.
+ */
+int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req);
+
+/*
+ * What a serving method does with n completions: 0 to go on, 1 when serving
+ * is over (the client said so), -1 after rpmafio_fail().
+ */
+typedef int (*rpmafio_serve_fn)(struct rpmafio_server *s, const struct ibv_wc *wc, int n);
+
+/*
+ * Serve: hand every completion to on_wc (NULL: the method takes no part in
+ * the I/O and only waits) until it says serving is over, the client leaves or
+ * fio stops the job. 0, or -1 after rpmafio_fail().
+ */
+int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc);
+
+/*
+ * Wait up to connect_timeout for the client to disconnect: 1 it did (or fio
+ * stopped the job), 0 it did not, -1 failed.
+ */
+int rpmafio_server_wait_gone(struct rpmafio_server *s);
+
+/*
+ * A completion failed with status: normal when the client goes away. 1 once
+ * it has gone, -1 (after rpmafio_fail()) when it does not within
+ * connect_timeout.
+ */
+int rpmafio_server_conn_failed(struct rpmafio_server *s, enum ibv_wc_status status);
+
+/* Close the connection (the client is told) and stop listening. */
+void rpmafio_server_disconnect(struct rpmafio_server *s);
+
+/*
+ * Once disconnected: deregister the memory, then unmap it -- unless the
+ * deregistration failed: memory still registered is never freed -- and
+ * release the peer.
+ */
+void rpmafio_server_release(struct rpmafio_server *s);
+
+#endif /* RPMAFIO_SERVER_H */

@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * engine_gpspm_slots_test.c -- the GPSPM client's flush requests in flight
+ * (engines/gpspm/slots.c): creation and its guards, slots and sequence numbers
+ * handed out, a flush completing on its SEND and its response in either order,
+ * in-order retirement, every event the protocol rules out, reads held behind
+ * unanswered flushes, and long seeded runs checked against a reference model.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "gpspm/slots.h"
+
+static struct gpspm_slots *S; /* the slots under test; teardown deletes them */
+static uint32_t N;	/* their number of slots */
+static int reqs[32];	/* stand-ins for io_us */
+static int untouched;	/* what *last holds while nothing completes */
+#define REQ(i) ((void *)&reqs[i])
+#define UNTOUCHED ((void *)&untouched)
+
+static void make(uint32_t nslots)
+{
+	assert_int_equal(gpspm_slots_new(nslots, &S), 0);
+	assert_non_null(S);
+	N = nslots;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	gpspm_slots_delete(&S);
+	return 0;
+}
+
+/* the next flush gets slot index and sequence number seq; then it is posted */
+static void post(uint32_t index, uint64_t seq, void *last)
+{
+	uint32_t i = UINT32_MAX;
+	uint64_t q = UINT64_MAX;
+	assert_int_equal(gpspm_slots_next(S, &i, &q), 0);
+	assert_int_equal(i, index);
+	assert_int_equal(q, seq);
+	gpspm_slots_push(S, last);
+}
+
+/* flush n (slot n % N), ending the batch whose last request is REQ(n) */
+static void flush(uint64_t n)
+{
+	post((uint32_t)(n % N), n, REQ(n));
+}
+
+/* every slot is in use: next() fails and leaves its outputs alone */
+static void full(void)
+{
+	uint32_t i = 77;
+	uint64_t q = 77;
+	assert_int_equal(gpspm_slots_next(S, &i, &q), -1);
+	assert_int_equal(i, 77);
+	assert_int_equal(q, 77);
+}
+
+/* the flushes in flight are [head, tail) */
+static void in_flight(uint64_t head, uint64_t tail)
+{
+	uint64_t h = UINT64_MAX, t = UINT64_MAX;
+	gpspm_slots_range(S, &h, &t);
+	assert_int_equal(h, head);
+	assert_int_equal(t, tail);
+	assert_int_equal(gpspm_slots_idle(S), head == tail);
+}
+
+/* an event returned want; *last is want_last when it returned 1, untouched otherwise */
+static void expect(int ret, void *const *last, int want, void *want_last)
+{
+	assert_int_equal(ret, want);
+	assert_ptr_equal(*last, want == 1 ? want_last : UNTOUCHED);
+}
+
+static void ev_sent(uint32_t index, int want, void *want_last)
+{
+	void *last = UNTOUCHED;
+	expect(gpspm_slots_sent(S, index, &last), &last, want, want_last);
+}
+
+static void ev_answered(uint64_t seq, int want, void *want_last)
+{
+	void *last = UNTOUCHED;
+	expect(gpspm_slots_answered(S, seq, &last), &last, want, want_last);
+}
+
+static void ev_io(void *io, int want, void *want_last)
+{
+	void *last = UNTOUCHED;
+	expect(gpspm_slots_io_done(S, io, &last), &last, want, want_last);
+}
+
+/* flush n posted and its SEND completed, completing nothing */
+static void flush_sent(uint64_t n)
+{
+	flush(n);
+	ev_sent((uint32_t)(n % N), 0, NULL);
+}
+
+/* new() rejects 0 slots and a NULL out pointer; delete() NULLs it, and takes NULL */
+static void new_and_delete_guards(void **state)
+{
+	(void)state;
+	struct gpspm_slots *s = UNTOUCHED;
+	assert_int_equal(gpspm_slots_new(0, &s), -1);
+	assert_ptr_equal(s, UNTOUCHED);
+	assert_int_equal(gpspm_slots_new(1, NULL), -1);
+	assert_int_equal(gpspm_slots_new(0, NULL), -1);
+	s = NULL;
+	gpspm_slots_delete(NULL);
+	gpspm_slots_delete(&s);
+	assert_null(s);
+	assert_int_equal(gpspm_slots_new(3, &s), 0);
+	assert_non_null(s);
+	gpspm_slots_delete(&s); /* frees and forgets */
+	assert_null(s);
+	gpspm_slots_delete(&s);
+	assert_null(s);
+}
+
+/* the fake provider's allocation failures: linked in by make test-unit, else skipped */
+void fake_malloc_fail(unsigned nth) __attribute__((weak));
+
+static void new_fails_without_memory(void **state)
+{
+	(void)state;
+	if (fake_malloc_fail == NULL)
+		skip();
+	struct gpspm_slots *s = UNTOUCHED;
+	fake_malloc_fail(1);
+	assert_int_equal(gpspm_slots_new(4, &s), -1);
+	assert_ptr_equal(s, UNTOUCHED);
+}
+
+/* slot = seq % nslots, seq counting up from 0, one flush after the other */
+static void next_wraps_slots_and_counts_seq(void **state)
+{
+	(void)state;
+	make(3);
+	for (uint32_t n = 0; n < 10; n++) {
+		flush(n);
+		in_flight(n, n + 1);
+		ev_sent(n % 3, 0, NULL);
+		ev_answered(n, 1, REQ(n));
+		in_flight(n + 1, n + 1);
+	}
+}
+
+/* nslots flushes in flight fill every slot until the oldest completes */
+static void next_fails_until_head_flush_completes(void **state)
+{
+	(void)state;
+	make(2);
+	flush(0);
+	flush(1);
+	full();
+	ev_answered(1, 0, NULL); /* not the oldest: frees nothing */
+	full();
+	ev_sent(0, 0, NULL); /* the oldest sent, still unanswered */
+	full();
+	ev_answered(0, 1, REQ(0)); /* flush 1 answered but not sent: only flush 0 */
+	in_flight(1, 2);
+	flush(2);
+	full();
+	ev_sent(1, 1, REQ(1));
+	flush(3);
+	in_flight(2, 4);
+}
+
+/* SEND then response (flush 0), response then SEND (flush 1): either order completes */
+static void flush_completes_on_send_and_response_in_either_order(void **state)
+{
+	(void)state;
+	make(4);
+	flush_sent(0);
+	in_flight(0, 1);
+	ev_answered(0, 1, REQ(0));
+	in_flight(1, 1);
+	flush(1);
+	ev_answered(1, 0, NULL);
+	in_flight(1, 2);
+	ev_sent(1, 1, REQ(1));
+}
+
+/* later flushes answered first wait for the earliest; then one event completes them all */
+static void late_answer_holds_back_later_flushes(void **state)
+{
+	(void)state;
+	make(4);
+	for (uint32_t n = 0; n < 3; n++)
+		flush_sent(n);
+	ev_answered(2, 0, NULL);
+	ev_answered(1, 0, NULL);
+	in_flight(0, 3);
+	ev_answered(0, 1, REQ(2)); /* all three, the newest batch's last request */
+	in_flight(3, 3);
+}
+
+static void sent_rejects_out_of_order_and_excess(void **state)
+{
+	(void)state;
+	make(4);
+	ev_sent(0, -1, NULL); /* nothing in flight (0 is the slot the next one gets) */
+	flush(0);
+	flush(1);
+	ev_sent(1, -1, NULL); /* not the oldest unsent */
+	ev_sent(4, -1, NULL); /* no such slot, though 4 % nslots is the expected one */
+	ev_sent(UINT32_MAX, -1, NULL);
+	ev_sent(0, 0, NULL);
+	ev_sent(0, -1, NULL); /* twice */
+	ev_sent(1, 0, NULL);
+	ev_sent(2, -1, NULL); /* every flush sent already (2 is the slot the next one gets) */
+	in_flight(0, 2);
+	ev_answered(0, 1, REQ(0)); /* the rejected events changed nothing */
+	ev_answered(1, 1, REQ(1));
+}
+
+static void answered_rejects_flushes_not_in_flight(void **state)
+{
+	(void)state;
+	make(2);
+	ev_answered(0, -1, NULL); /* nothing in flight */
+	flush(0);
+	flush(1);
+	ev_answered(2, -1, NULL); /* never posted: seq >= tail */
+	ev_answered(UINT64_MAX, -1, NULL);
+	ev_answered(0, 0, NULL);
+	ev_answered(0, -1, NULL); /* twice */
+	ev_sent(0, 1, REQ(0));
+	ev_answered(0, -1, NULL); /* complete already: below head */
+	flush(2); /* seq 2 in slot 0 */
+	ev_answered(0, -1, NULL); /* the old seq of a slot reused by a newer one in flight */
+	ev_answered(4, -1, NULL); /* seq 2 + nslots: the same slot, not posted */
+	ev_sent(1, 0, NULL);
+	ev_answered(1, 1, REQ(1));
+	ev_sent(0, 0, NULL); /* seq 2: none of the stray answers counted for it */
+	ev_answered(2, 1, REQ(2));
+	in_flight(3, 3);
+}
+
+/* no flush whose SEND completed is unanswered: a read completes with its own completion */
+static void read_completes_at_once_when_no_flush_before_it_waits(void **state)
+{
+	(void)state;
+	make(4);
+	ev_io(NULL, -1, NULL); /* no read */
+	ev_io(REQ(10), 1, REQ(10)); /* nothing in flight */
+	flush(0);
+	ev_io(REQ(11), 1, REQ(11)); /* its SEND has not completed: posted after the read */
+	ev_answered(0, 0, NULL);
+	ev_io(REQ(12), 1, REQ(12)); /* answered already, but still not sent */
+	ev_sent(0, 1, REQ(0));
+	ev_io(REQ(13), 1, REQ(13)); /* idle again */
+	in_flight(1, 1);
+}
+
+/* the read waits for every flush sent before it, and is the newest once they complete */
+static void read_held_until_flushes_before_it_complete(void **state)
+{
+	(void)state;
+	make(4);
+	flush_sent(0);
+	flush_sent(1);
+	ev_io(REQ(10), 0, NULL); /* gate 2 */
+	ev_io(NULL, -1, NULL); /* no read: the one held stays held */
+	ev_answered(0, 1, REQ(0)); /* one of the two before it */
+	ev_answered(1, 1, REQ(10)); /* flush 1 complete: the read came after it */
+	ev_io(REQ(11), 1, REQ(11)); /* nothing is held any more */
+}
+
+/* flushes posted after the held read that complete in the same event are newer than it */
+static void held_read_release_reports_newer_flush(void **state)
+{
+	(void)state;
+	make(4);
+	flush_sent(0);
+	ev_io(REQ(10), 0, NULL); /* gate 1: flush 0 before it */
+	flush(1); /* flushes 1 and 2 after it */
+	flush(2);
+	ev_sent(1, 0, NULL);
+	ev_answered(1, 0, NULL);
+	ev_answered(2, 0, NULL); /* answered, not sent */
+	ev_answered(0, 1, REQ(1)); /* flushes 0 and 1 and the read: flush 1 is the newest */
+	ev_sent(2, 1, REQ(2));
+	in_flight(3, 3);
+}
+
+/* a flush whose SEND has not completed when the read completes does not hold it */
+static void read_not_held_by_unsent_flushes(void **state)
+{
+	(void)state;
+	make(4);
+	flush_sent(0);
+	flush(1); /* SEND not completed below: posted after the read */
+	ev_io(REQ(10), 0, NULL); /* gate 1 */
+	ev_answered(1, 0, NULL);
+	ev_answered(0, 1, REQ(10)); /* flush 1 (answered, not sent) is not waited for */
+	in_flight(1, 2);
+	ev_sent(1, 1, REQ(1));
+}
+
+/* a second read held takes the first's place: both wait for its (later) gate */
+static void second_held_read_replaces_first(void **state)
+{
+	(void)state;
+	make(4);
+	flush_sent(0);
+	ev_io(REQ(10), 0, NULL); /* gate 1 */
+	flush_sent(1);
+	ev_io(REQ(11), 0, NULL); /* gate 2; covers read 10 */
+	ev_answered(0, 1, REQ(0)); /* read 10's gate passed, but it waits with read 11 */
+	ev_answered(1, 1, REQ(11));
+	ev_io(REQ(12), 1, REQ(12)); /* nothing held any more */
+}
+
+/*
+ * The reference model: every op (a batch ending in a flush, or a read) in
+ * posting order; the send queue reports them in that order (a flush's SEND,
+ * a read's own completion); responses come in any order. Flushes retire in
+ * order once sent and answered; a read is complete once reported and every
+ * flush before it retired. An event completes what it adds to the complete
+ * prefix of the ops, and *last is the newest of them -- except a read that
+ * was still waiting when a later read was reported: that one is never named
+ * (the later read covers it), so the event may name an older op, or none.
+ */
+#define SIM_OPS 8192
+#define SIM_FLUSHES 3000
+
+struct op {
+	bool flush;
+	bool reported;	/* the send queue reported it */
+	bool answered;	/* a flush: its response arrived */
+	bool covered;	/* a read: a later one was reported while it waited */
+	uint64_t seq;	/* a flush: its sequence number */
+	uint64_t gate;	/* a read: the flushes that must retire first */
+};
+
+static struct {
+	struct op op[SIM_OPS];
+	size_t at[SIM_OPS];	/* a flush's op by sequence number */
+	size_t posted, reported, done, named;	/* ops posted, reported, complete, named */
+	uint64_t flushes, sent, retired;	/* flushes posted, sent, retired (prefixes) */
+	uint64_t rnd;
+} M;
+
+static uint32_t rnd(uint32_t n)
+{
+	M.rnd ^= M.rnd << 13;
+	M.rnd ^= M.rnd >> 7;
+	M.rnd ^= M.rnd << 17;
+	return (uint32_t)(M.rnd % n);
+}
+
+/* the newest op the last event completed, or NULL */
+static void *model_advance(void)
+{
+	while (M.retired < M.flushes) {
+		const struct op *f = &M.op[M.at[M.retired]];
+		if (!f->reported || !f->answered)
+			break;
+		M.retired++;
+	}
+	while (M.done < M.reported) {
+		const struct op *o = &M.op[M.done];
+		if (o->flush ? o->seq >= M.retired : o->gate > M.retired)
+			break;
+		M.done++;
+	}
+	for (size_t i = M.done; i > M.named; i--) {
+		if (!M.op[i - 1].covered) {
+			M.named = i;
+			return &M.op[i - 1];
+		}
+	}
+	return NULL;
+}
+
+/* a valid event returned ret with *last: the model's answer */
+static void sim_check(int ret, void *const *last)
+{
+	void *want = model_advance();
+	expect(ret, last, want ? 1 : 0, want);
+	in_flight(M.retired, M.flushes);
+}
+
+static void sim_post(bool is_flush)
+{
+	struct op *o = &M.op[M.posted];
+	*o = (struct op){.flush = is_flush, .seq = M.flushes, .gate = M.flushes};
+	if (is_flush) {
+		if (M.flushes - M.retired == N) {
+			full();
+			return;
+		}
+		post((uint32_t)(M.flushes % N), M.flushes, o);
+		M.at[M.flushes++] = M.posted;
+	}
+	M.posted++;
+}
+
+static void sim_report(void)
+{
+	void *last = UNTOUCHED;
+	struct op *o = &M.op[M.reported];
+	int ret;
+	if (M.reported == M.posted)
+		return;
+	o->reported = true;
+	M.reported++;
+	if (o->flush) {
+		M.sent++;
+		ret = gpspm_slots_sent(S, (uint32_t)(o->seq % N), &last);
+	} else {
+		for (size_t i = M.done; i < M.reported - 1; i++)
+			if (!M.op[i].flush)
+				M.op[i].covered = true;
+		ret = gpspm_slots_io_done(S, o, &last);
+	}
+	sim_check(ret, &last);
+}
+
+static void sim_answer(void)
+{
+	void *last = UNTOUCHED;
+	if (M.retired == M.flushes)
+		return;
+	uint64_t seq = M.retired + rnd((uint32_t)(M.flushes - M.retired));
+	struct op *o = &M.op[M.at[seq]];
+	int ret = gpspm_slots_answered(S, seq, &last);
+	if (o->answered) {
+		expect(ret, &last, -1, NULL); /* a duplicate */
+		return;
+	}
+	o->answered = true;
+	sim_check(ret, &last);
+}
+
+/* an event the protocol rules out: rejected, and nothing changes */
+static void sim_invalid(void)
+{
+	uint32_t expected = (uint32_t)(M.sent % N);
+	switch (rnd(3)) {
+	case 0: /* a SEND out of order (index != expected), or with every flush sent */
+		ev_sent(expected + 1 + rnd(N), -1, NULL);
+		if (M.sent == M.flushes)
+			ev_sent(expected, -1, NULL);
+		break;
+	case 1: /* an answer to a flush complete already, or never posted */
+		ev_answered(M.retired ? rnd((uint32_t)M.retired) : M.flushes, -1, NULL);
+		ev_answered(M.flushes + rnd(3), -1, NULL);
+		break;
+	default:
+		ev_io(NULL, -1, NULL);
+	}
+}
+
+static void sim_step(bool posting)
+{
+	uint32_t r = rnd(100);
+	if (r < 25 && posting)
+		sim_post(true);
+	else if (r < 35 && posting)
+		sim_post(false);
+	else if (r < 65)
+		sim_report();
+	else if (r < 95)
+		sim_answer();
+	else
+		sim_invalid();
+}
+
+static void matches_model_over_long_random_runs(void **state)
+{
+	(void)state;
+	static const uint32_t nslots[] = {1, 2, 3, 8};
+	for (size_t k = 0; k < sizeof(nslots) / sizeof(nslots[0]); k++) {
+		M.posted = M.reported = M.done = M.named = 0;
+		M.flushes = M.sent = M.retired = 0;
+		M.rnd = 0x9e3779b97f4a7c15ULL + k;
+		make(nslots[k]);
+		while (M.flushes < SIM_FLUSHES && M.posted < SIM_OPS)
+			sim_step(true);
+		while (M.done < M.posted)
+			sim_step(false);
+		assert_int_equal(M.flushes, SIM_FLUSHES); /* thousands of times round the slots */
+		in_flight(SIM_FLUSHES, SIM_FLUSHES);
+		ev_io(REQ(0), 1, REQ(0));
+		gpspm_slots_delete(&S);
+	}
+}
+
+#define TEST(f) cmocka_unit_test_teardown(f, teardown)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		TEST(new_and_delete_guards),
+		TEST(new_fails_without_memory),
+		TEST(next_wraps_slots_and_counts_seq),
+		TEST(next_fails_until_head_flush_completes),
+		TEST(flush_completes_on_send_and_response_in_either_order),
+		TEST(late_answer_holds_back_later_flushes),
+		TEST(sent_rejects_out_of_order_and_excess),
+		TEST(answered_rejects_flushes_not_in_flight),
+		TEST(read_completes_at_once_when_no_flush_before_it_waits),
+		TEST(read_held_until_flushes_before_it_complete),
+		TEST(held_read_release_reports_newer_flush),
+		TEST(read_not_held_by_unsent_flushes),
+		TEST(second_held_read_replaces_first),
+		TEST(matches_model_over_long_random_runs),
+	};
+	return cmocka_run_group_tests_name("engine_gpspm_slots", tests, NULL, NULL);
+}
