@@ -1,8 +1,9 @@
 # mk/fault.mk -- provider fault injection (tests/fault/libfault.c, see its header).
 #
 #   make fault-shim     build/fault/libfault.so: LD_PRELOAD it, set RPMAFIO_FAULT_AT=N
-#   make test-faults    tests/e2e/faults.sh, engine_faults.sh and valgrind_engines.sh
-#                       in the Soft-RoCE VM (one boot; about 12 minutes)
+#   make test-fault-check  the shim's free checker on the host (no RDMA needed)
+#   make test-faults    tests/e2e/faults.sh, engine_faults.sh, fio_faults.sh and
+#                       valgrind_engines.sh in the Soft-RoCE VM (one boot; about 15 minutes)
 
 FAULT_SHIM := $(BUILD)/fault/libfault.so
 
@@ -12,11 +13,14 @@ $(FAULT_SHIM): tests/fault/libfault.c
 
 fault-shim: $(FAULT_SHIM)
 
+test-fault-check: $(FAULT_SHIM)
+	@tests/fault/check_free_test.sh $(FAULT_SHIM)
+
 test-faults: all examples engines $(FAULT_SHIM)
 	@# one VM at a time on a shared machine
-	flock /tmp/rpma-vm.lock $(VM) run --pmem --timeout 1200 -q -- tests/fault/all.sh
+	flock /tmp/rpma-vm.lock $(VM) run --pmem --timeout 1500 -q -- tests/fault/all.sh
 
 # tests/e2e/run.sh runs the fault suites too
 test-e2e e2e-build: $(FAULT_SHIM)
 
-.PHONY: fault-shim test-faults
+.PHONY: fault-shim test-fault-check test-faults

@@ -47,9 +47,14 @@ int rpma_flush_delete(struct rpma_flush **flush_ptr)
 	if (flush == NULL)
 		return 0;
 
-	/* a connection is going away: release everything, report what failed */
-	int ret = rpma_mr_dereg_release(&flush->buf_mr);
-	free(flush);
+	/*
+	 * A connection is going away: the object goes with it. Its read buffer is
+	 * inside, so if the NIC can still reach it (the deregistration failed) the
+	 * memory is left allocated, never freed.
+	 */
+	int ret = rpma_mr_dereg(&flush->buf_mr);
+	if (ret == 0)
+		free(flush);
 	*flush_ptr = NULL;
 	return ret;
 }

@@ -96,7 +96,7 @@ int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	return 0;
 }
 
-static int mr_dereg(struct rpma_mr_local **mr_ptr, bool release_on_failure)
+int rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 {
 	if (mr_ptr == NULL)
 		return RPMA_E_INVAL;
@@ -107,25 +107,14 @@ static int mr_dereg(struct rpma_mr_local **mr_ptr, bool release_on_failure)
 
 	int ret = ibv_dereg_mr(mr->ibv_mr);
 	if (ret) {
+		/* the registration is still alive, so the object stays with the caller */
 		(void)mr_provider_failed(ret, "ibv_dereg_mr");
-		if (!release_on_failure)
-			return RPMA_E_PROVIDER;
+		return RPMA_E_PROVIDER;
 	}
 
 	free(mr);
 	*mr_ptr = NULL;
-	return ret ? RPMA_E_PROVIDER : 0;
-}
-
-int rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
-{
-	/* on failure the registration is still alive, so the object stays with the caller */
-	return mr_dereg(mr_ptr, false);
-}
-
-int rpma_mr_dereg_release(struct rpma_mr_local **mr_ptr)
-{
-	return mr_dereg(mr_ptr, true);
+	return 0;
 }
 
 int rpma_mr_get_ptr(const struct rpma_mr_local *mr, void **ptr)

@@ -43,12 +43,6 @@ int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, si
 int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
 		size_t len, const void *op_context);
 
-/*
- * rpma_mr_dereg() for teardown paths: the object is freed and *mr_ptr set
- * to NULL even when the deregistration fails. RPMA_E_PROVIDER (errno set).
- */
-int rpma_mr_dereg_release(struct rpma_mr_local **mr_ptr);
-
 /* Accessors used by the flush object. */
 uint64_t rpma_mr_remote_get_addr(const struct rpma_mr_remote *mr);
 uint32_t rpma_mr_remote_get_rkey(const struct rpma_mr_remote *mr);

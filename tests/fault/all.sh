@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # tests/fault/all.sh -- the reliability suites, one after the other, in one VM boot
-# (make test-faults): provider faults, engine faults, the engines under valgrind.
+# (make test-faults): provider faults (examples, then the engines under fio),
+# engine faults, the engines under valgrind.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
 case "${1:-}" in
--h|--help) sed -n '2,3s/^# \{0,1\}//p' "$0"; exit 0 ;;
+-h|--help) sed -n '2,4s/^# \{0,1\}//p' "$0"; exit 0 ;;
 esac
 status=0
 # engine_faults.sh last: it takes the rxe link down
-for suite in tests/e2e/faults.sh tests/e2e/valgrind_engines.sh tests/e2e/engine_faults.sh; do
+for suite in tests/e2e/faults.sh tests/e2e/fio_faults.sh tests/e2e/valgrind_engines.sh \
+		tests/e2e/engine_faults.sh; do
 	echo "== $suite"
 	t0=$SECONDS
 	"$suite" || status=1

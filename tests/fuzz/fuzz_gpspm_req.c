@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "common/gpspm_msg.h"
+#include "gpspm/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

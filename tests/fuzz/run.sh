@@ -8,9 +8,10 @@ usage: $0 [--seconds N] [--bin-dir DIR] [--work-dir DIR] TARGET...
 
 Runs DIR/TARGET (a libFuzzer binary) for N seconds (default 60) on a working
 corpus in WORK/corpus/TARGET seeded from tests/fuzz/corpus/TARGET, then prints
-the executions reached. Exits non-zero when a target reports a crash, a leak,
-a failed assertion or a sanitizer error (its reproducer stays in
-WORK/artifacts/TARGET/, its log in WORK/logs/TARGET.log).
+the executions reached and the edges (and features: edges by hit count)
+covered. Exits non-zero when a target reports a crash, a leak, a failed
+assertion or a sanitizer error (its reproducer stays in WORK/artifacts/TARGET/,
+its log in WORK/logs/TARGET.log).
 Defaults: --bin-dir build/fuzz, --work-dir the bin dir.
 USAGE
 }
@@ -47,12 +48,14 @@ for t in "${targets[@]}"; do
 		-artifact_prefix="$work_dir/artifacts/$t/" \
 		"$work_dir/corpus/$t" "$seeds/$t" >"$log" 2>&1 || rc=$?
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+	# libFuzzer's last status line: edges covered (cov) and features (ft: edges by hit count)
+	cov=$(sed -n 's/.* cov: \([0-9]*\) ft: \([0-9]*\).*/\1 edges, \2 features/p' "$log" | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
 		echo "FUZZ FAIL: $t (exit $rc) -- log $log:" >&2
 		grep -E 'ERROR|SUMMARY|runtime error|Assertion|Test unit written' "$log" >&2 || tail -n 30 "$log" >&2
 		failed+=("$t")
 	else
-		echo "fuzz: $t: ${execs:-?} executions in ${seconds} s, corpus $(find "$work_dir/corpus/$t" -type f | wc -l) inputs, no finding"
+		echo "fuzz: $t: ${execs:-?} executions in ${seconds} s, ${cov:-? edges}, corpus $(find "$work_dir/corpus/$t" -type f | wc -l) inputs, no finding"
 	fi
 done
 if [ ${#failed[@]} -gt 0 ]; then
