@@ -446,6 +446,19 @@ static int answered(struct rpmafio_client *c, struct gpspm_client *g, uint32_t k
 	return r;
 }
 
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+
+/* a receive that fails on a live connection: most likely a message too long for it */
+static const char *gpspm_failure_hint(const struct rpmafio_client *c, const struct ibv_wc *wc)
+{
+	(void)c;
+	if ((wc->wr_id & WR_TAG_MASK) != WR_RECV || wc->status == IBV_WC_WR_FLUSH_ERR)
+		return NULL;
+	return "receiving the server's message failed: was it longer than the "
+		STRINGIFY(GPSPM_MSG_MAX) "-byte receive buffer?";
+}
+
 static int gpspm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, struct io_u **last)
 {
 	struct gpspm_client *g = c->priv;
@@ -560,6 +573,7 @@ static const struct rpmafio_method gpspm = {
 		.init = gpspm_client_init,
 		.flush = gpspm_flush,
 		.completion = gpspm_completion,
+		.failure_hint = gpspm_failure_hint,
 		.finish = gpspm_client_finish,
 		.cleanup = gpspm_client_cleanup,
 	},

@@ -102,9 +102,12 @@ static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 	struct io_u *last;
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (!c->broken)
-			rpmafio_io_break(c, EIO, "an RDMA operation failed: %s (%s)",
-				ibv_wc_status_str(wc->status), wc_hint(wc->status));
+		if (c->broken)
+			return;
+		const char *hint = c->job.method->client.failure_hint ?
+			c->job.method->client.failure_hint(c, wc) : NULL;
+		rpmafio_io_break(c, EIO, "an RDMA operation failed: %s (%s)",
+			ibv_wc_status_str(wc->status), hint ? hint : wc_hint(wc->status));
 		return;
 	}
 	if (c->broken)

@@ -17,6 +17,9 @@
  *               (it and every io_u posted before it are done) and return 1;
  *               return 0 when it completes nothing, -1 when it cannot be (no
  *               rpmafio_fail(): the caller reports it). Hot path: no logging.
+ *   failure_hint  a failed completion of the method's own work requests: what
+ *               it most likely means, for the job's error (NULL: the generic
+ *               hint for its status)
  *   finish      the job is over, still connected: the method's last words
  *               (GPSPM tells the server it is done)
  *   cleanup     the connection is gone (engine.c disconnected it, so nothing
@@ -55,6 +58,8 @@ struct rpmafio_method {
 			struct io_u *last);
 		int (*completion)(struct rpmafio_client *c, const struct ibv_wc *wc,
 			struct io_u **last);
+		const char *(*failure_hint)(const struct rpmafio_client *c,
+			const struct ibv_wc *wc);
 		void (*finish)(struct rpmafio_client *c);
 		void (*cleanup)(struct rpmafio_client *c);
 	} client;

@@ -168,8 +168,8 @@ hs_group() {
 declare -A HS_CLIENT_ARGS=([small-region]=--size=1m)
 
 # --- a hostile GPSPM server against our GPSPM client ---
-# (oversized: the client's receive fails; it names the completion's status only,
-# "local QP operation error" on rxe, not the message that did not fit)
+# (oversized: the client's receive fails, with "local QP operation error" on rxe
+# or "local length error"; the client names the likely cause)
 hs_group gpspm-server gpspm-hostile-server build/librpma_gpspm.so \
 	well               well          'RUNTIME=1s' '' \
 	well-qd8           well          "RUNTIME=1s $QD8" '' \
@@ -178,7 +178,7 @@ hs_group gpspm-server gpspm-hostile-server build/librpma_gpspm.so \
 	duplicate          duplicate     '' "$NOT_IN_FLIGHT \(op_context 0;" \
 	duplicate-qd8      duplicate     "$QD8" "$NOT_IN_FLIGHT \(op_context 0;" \
 	truncated          truncated     '' 'sent an invalid message: flush response of 5 bytes is truncated' \
-	oversized          oversized     '' 'an RDMA operation failed: local (QP operation|length) error' \
+	oversized          oversized     '' 'an RDMA operation failed: local (QP operation|length) error \(receiving the server.s message failed: was it longer than the 512-byte receive buffer\?\)' \
 	garbage            garbage       '' 'sent an invalid message: flush response' \
 	empty              empty         '' 'sent an invalid message: empty flush response \(0 bytes\)' \
 	wrong-type         wrong-type    '' 'sent an invalid message: flush response: unknown field 2 \(wire type 64-bit\)' \
