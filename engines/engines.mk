@@ -39,7 +39,7 @@ ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
 # system headers to us: our warning flags apply to our code only.
 ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
 	-D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
-	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines
+	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines $(PROVIDER_CFLAGS)
 
 # `$(FIO) --version` (fio-3.33) must be the tree's version (DEF_VER in FIO-VERSION-GEN,
 # or its `version` file in a release tarball)

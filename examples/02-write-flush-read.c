@@ -142,7 +142,7 @@ static int write_flush_read(struct rpma_conn *conn, struct rpma_mr_local *src,
 		return example_fail("rpma_write", ret);
 	if ((ret = rpma_flush(conn, rmr, DATA_OFFSET, DATA_LEN, type, RPMA_F_COMPLETION_ALWAYS, NULL)))
 		return example_fail("rpma_flush", ret);
-	if (example_expect_completion(cq, IBV_WC_RDMA_READ, NULL))
+	if (example_expect_flush_completion(cq))
 		return -1;
 	if ((ret = rpma_read(conn, dst, 0, rmr, DATA_OFFSET, DATA_LEN, RPMA_F_COMPLETION_ALWAYS,
 			NULL)))

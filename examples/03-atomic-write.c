@@ -79,7 +79,7 @@ static int run_client(struct rpma_peer *peer, char *argv[])
 		example_fail("atomic write + flush", ret);
 		goto out;
 	}
-	failed = example_expect_completion(cq, IBV_WC_RDMA_READ, NULL);
+	failed = example_expect_flush_completion(cq);
 out:
 	rpma_mr_remote_delete(&rmr);
 	if (example_disconnect(&conn))

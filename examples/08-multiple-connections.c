@@ -354,7 +354,7 @@ static int run_client(struct rpma_peer *peer, char *argv[], int id)
 		example_fail("write + flush", ret);
 		goto out;
 	}
-	if (example_expect_completion(cq, IBV_WC_RDMA_READ, NULL))
+	if (example_expect_flush_completion(cq))
 		goto out;
 	/* the value is in place: say so (the message repeats it) */
 	if ((ret = rpma_send(conn, mr, 0, sizeof(value), RPMA_F_COMPLETION_ALWAYS, NULL))) {

@@ -247,8 +247,34 @@ int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, str
 	return 0;
 }
 
+/* a native RDMA FLUSH's completion opcode (IBV_WC_FLUSH of rdma-core >= 45) */
+#define EXAMPLE_WC_FLUSH ((enum ibv_wc_opcode)8)
+
+int example_expect_flush_completion(struct rpma_cq *cq)
+{
+	struct ibv_wc wc;
+	if (example_next_completion(cq, &wc))
+		return -1;
+	/* the library emulates a flush with a read where the device has no native one */
+	if (wc.opcode != IBV_WC_RDMA_READ && wc.opcode != EXAMPLE_WC_FLUSH) {
+		fprintf(stderr, "example: unexpected completion %s (expected FLUSH or the "
+			"RDMA_READ that emulates it)\n", example_wc_opcode_str(wc.opcode));
+		return -1;
+	}
+	/* EXAMPLE_FLUSH=native: a test that must see the device's own FLUSH */
+	const char *want = getenv("EXAMPLE_FLUSH");
+	if (want && strcmp(want, "native") == 0 && wc.opcode != EXAMPLE_WC_FLUSH) {
+		fprintf(stderr, "example: the flush completed as %s, not as a native FLUSH "
+			"(EXAMPLE_FLUSH=native)\n", example_wc_opcode_str(wc.opcode));
+		return -1;
+	}
+	return 0;
+}
+
 const char *example_wc_opcode_str(enum ibv_wc_opcode opcode)
 {
+	if (opcode == EXAMPLE_WC_FLUSH)
+		return "FLUSH";
 	switch (opcode) {
 	case IBV_WC_SEND: return "SEND";
 	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";

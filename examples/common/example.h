@@ -73,6 +73,12 @@ int example_next_completion(struct rpma_cq *cq, struct ibv_wc *wc_out);
 int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode,
 		struct ibv_wc *wc_out);
 
+/*
+ * Wait (with timeout) for an rpma_flush()'s completion: a native FLUSH, or the RDMA
+ * read that emulates it on a device without one.
+ */
+int example_expect_flush_completion(struct rpma_cq *cq);
+
 /* The name of a completion's opcode, for messages. */
 const char *example_wc_opcode_str(enum ibv_wc_opcode opcode);
 

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mr.h"
 #include "peer.h"
+#include "provider.h"
 
 struct rpma_mr_local {
 	struct ibv_mr *ibv_mr;
@@ -54,15 +55,23 @@ static int mr_provider_failed(int err, const char *call)
 /*
  * The least access a usage needs. Local read is always allowed, so a
  * region that is only a source gets no flag at all and is never remotely
- * writable. The emulated flush is an RDMA read of the flushed region.
+ * writable. The emulated flush is an RDMA read of the flushed region; a
+ * device that executes RDMA FLUSH natively checks the flush access of the
+ * region instead (a persistent flush may also be asked for visibility only).
  */
-static int mr_usage_to_access(int usage)
+static int mr_usage_to_access(const struct rpma_peer *peer, int usage)
 {
 	int access = 0;
 
 	if (usage & (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
 			RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
 		access |= IBV_ACCESS_REMOTE_READ;
+	if (rpma_peer_has_native_flush(peer)) {
+		if (usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
+			access |= RPMA_ACCESS_FLUSH_GLOBAL;
+		if (usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
+			access |= RPMA_ACCESS_FLUSH_PERSISTENT;
+	}
 	if (usage & RPMA_MR_USAGE_LOCALLY_WRITTEN)
 		access |= IBV_ACCESS_LOCAL_WRITE;
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
@@ -85,7 +94,7 @@ int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	if (mr == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = rpma_peer_mr_reg(peer, &mr->ibv_mr, ptr, size, mr_usage_to_access(usage));
+	int ret = rpma_peer_mr_reg(peer, &mr->ibv_mr, ptr, size, mr_usage_to_access(peer, usage));
 	if (ret) {
 		free(mr);
 		return ret;

@@ -16,6 +16,13 @@
 #define RPMA_DEVICE_CAP_ATOMIC_WRITE (1ULL << 40)
 
 /*
+ * Memory access a native RDMA FLUSH needs on its target region (kernel uAPI
+ * IB_UVERBS_ACCESS_FLUSH_*, IBV_ACCESS_FLUSH_* in rdma-core >= 45).
+ */
+#define RPMA_ACCESS_FLUSH_GLOBAL (1 << 8)
+#define RPMA_ACCESS_FLUSH_PERSISTENT (1 << 9)
+
+/*
  * Build-time detection (the Makefile defines these after probing the headers):
  * RPMA_HAVE_IBV_WR_ATOMIC_WRITE -- rdma-core offers ibv_wr_atomic_write()
  * RPMA_HAVE_IBV_WR_FLUSH        -- rdma-core offers ibv_wr_flush()

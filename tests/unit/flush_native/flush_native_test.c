@@ -155,6 +155,38 @@ static void flush_completion_reports_as_flush(void **state)
 }
 #pragma GCC diagnostic pop
 
+/*
+ * A region a native flush may target carries the flush access a device checks
+ * (the emulation's remote read stays: a peer may still emulate).
+ */
+static void reg_gives_flush_access_on_native_device(void **state)
+{
+	(void)state;
+	static char region[64];
+	static const struct {
+		int usage;
+		int access;
+	} cases[] = {
+		{RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+			IBV_ACCESS_REMOTE_READ | RPMA_ACCESS_FLUSH_GLOBAL},
+		{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, IBV_ACCESS_REMOTE_READ |
+			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT},
+		{RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
+			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT},
+		/* no flush usage, no flush access */
+		{RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC,
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rpma_mr_local *mr = NULL;
+		fake_last_mr_access = -1;
+		assert_int_equal(rpma_mr_reg(fx.peer, region, sizeof(region), cases[i].usage, &mr), 0);
+		assert_int_equal(fake_last_mr_access, cases[i].access);
+		assert_int_equal(rpma_mr_dereg(&mr), 0);
+	}
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -164,6 +196,7 @@ int main(void)
 		T(execute_posts_one_flush_over_the_range),
 		T(execute_complete_fails),
 		T(flush_completion_reports_as_flush),
+		T(reg_gives_flush_access_on_native_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
