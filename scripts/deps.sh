@@ -24,8 +24,10 @@ BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-de
 VM_PKGS=(qemu-system-x86 python3 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
 	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
-# (libclang-rt-14-dev: libFuzzer and the sanitizer runtimes of clang, only recommended by it)
-TOOL_PKGS=(valgrind clang libclang-rt-14-dev gnuplot-nox jq man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck)
+# (libclang-rt-14-dev: libFuzzer and the sanitizer runtimes of clang, only recommended by it;
+# cmake and ninja-build: scripts/rdma-core.sh builds a newer rdma-core with them)
+TOOL_PKGS=(valgrind clang libclang-rt-14-dev gnuplot-nox jq man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck
+	cmake ninja-build)
 APT_ROOT=${DEPS_APT_ROOT:-}
 APT_ETC=$APT_ROOT/etc/apt
 SOURCES_FILE=$APT_ETC/sources.list.d/rpma-fio.sources
