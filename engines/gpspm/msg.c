@@ -46,12 +46,14 @@ struct msg_spec {
 	const char *what;	/* "flush request" */
 	const char *const *names; /* names[i] is field i + 1 */
 	unsigned nfields;
+	const ProtobufCMessageDescriptor *desc;
 };
 
 static const char *const req_names[] = {"offset", "length", "op_context"};
 static const char *const resp_names[] = {"op_context"};
-static const struct msg_spec req_spec = {"flush request", req_names, 3};
-static const struct msg_spec resp_spec = {"flush response", resp_names, 1};
+static const struct msg_spec req_spec = {"flush request", req_names, 3, &gpspm_req__descriptor};
+static const struct msg_spec resp_spec = {"flush response", resp_names, 1,
+	&gpspm_resp__descriptor};
 
 static enum gpspm_msg_status say(enum gpspm_msg_status st, char *why, size_t whylen,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -186,50 +188,56 @@ int gpspm_resp_encode(const struct gpspm_resp *resp, void *buf, size_t cap, size
 	return 0;
 }
 
+/*
+ * Unpack a message of spec's kind into the caller's arena: NULL, with *st and the
+ * reason in why, for anything but exactly the expected fields.
+ */
+static ProtobufCMessage *unpack(const struct msg_spec *spec, const void *buf, size_t len,
+		ProtobufCAllocator *alloc, enum gpspm_msg_status *st, char *why, size_t whylen)
+{
+	*st = check_size(spec, buf, len, why, whylen);
+	if (*st != GPSPM_MSG_OK)
+		return NULL;
+	ProtobufCMessage *m = protobuf_c_message_unpack(spec->desc, alloc, len, buf);
+	if (m && m->n_unknown_fields == 0)
+		return m;
+	if (m)
+		protobuf_c_message_free_unpacked(m, alloc);
+	*st = explain(spec, buf, len, why, whylen);
+	return NULL;
+}
+
 enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm_req *req,
 		char *why, size_t whylen)
 {
-	enum gpspm_msg_status st = check_size(&req_spec, buf, len, why, whylen);
-	if (st != GPSPM_MSG_OK)
-		return st;
-
 	struct arena a = {.used = 0};
 	ProtobufCAllocator alloc = {arena_alloc, arena_free, &a};
-	GpspmReq *m = gpspm_req__unpack(&alloc, len, buf);
+	enum gpspm_msg_status st;
+	ProtobufCMessage *m = unpack(&req_spec, buf, len, &alloc, &st, why, whylen);
 	if (m == NULL)
-		return explain(&req_spec, buf, len, why, whylen);
-	if (m->base.n_unknown_fields) {
-		gpspm_req__free_unpacked(m, &alloc);
-		return explain(&req_spec, buf, len, why, whylen);
-	}
+		return st;
 	if (req) {
-		req->offset = m->offset;
-		req->length = m->length;
-		req->op_context = m->op_context;
+		const GpspmReq *r = (const GpspmReq *)m;
+		req->offset = r->offset;
+		req->length = r->length;
+		req->op_context = r->op_context;
 	}
-	gpspm_req__free_unpacked(m, &alloc);
+	protobuf_c_message_free_unpacked(m, &alloc);
 	return GPSPM_MSG_OK;
 }
 
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen)
 {
-	enum gpspm_msg_status st = check_size(&resp_spec, buf, len, why, whylen);
-	if (st != GPSPM_MSG_OK)
-		return st;
-
 	struct arena a = {.used = 0};
 	ProtobufCAllocator alloc = {arena_alloc, arena_free, &a};
-	GpspmResp *m = gpspm_resp__unpack(&alloc, len, buf);
+	enum gpspm_msg_status st;
+	ProtobufCMessage *m = unpack(&resp_spec, buf, len, &alloc, &st, why, whylen);
 	if (m == NULL)
-		return explain(&resp_spec, buf, len, why, whylen);
-	if (m->base.n_unknown_fields) {
-		gpspm_resp__free_unpacked(m, &alloc);
-		return explain(&resp_spec, buf, len, why, whylen);
-	}
+		return st;
 	if (resp)
-		resp->op_context = m->op_context;
-	gpspm_resp__free_unpacked(m, &alloc);
+		resp->op_context = ((const GpspmResp *)m)->op_context;
+	protobuf_c_message_free_unpacked(m, &alloc);
 	return GPSPM_MSG_OK;
 }
 
