@@ -116,7 +116,7 @@ engines: $(ENGINE_SOS)
 # tests/unit/engine_<piece>/*.c: picked up by the top Makefile's UNIT_BINS (make
 # test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) adds the
 # engines' pure sources.
-ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c \
+ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c engines/common/flush_path.c \
 	engines/common/env_defaults.c engines/gpspm/slots.c engines/gpspm/server_slots.c
 
 $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS) \

@@ -17,14 +17,17 @@
  *   server  map the memory, register it for the client's writes, reads and
  *           flushes, listen, accept the client with the workspace; serve =
  *           wait until the client leaves
- *   client  connect; from the workspace, the flush type: persistent or
- *           visibility; post each batch's reads and writes, then ONE flush
- *           covering the batch's writes (client/io.c); its completion
- *           completes the batch; disconnect
+ *   client  connect; from the workspace, the flush type (persistent or
+ *           visibility) and the flush path (the device's own RDMA FLUSH when
+ *           both ends can take it and native_flush allows, else an RDMA read);
+ *           post each batch's reads and writes, then ONE flush covering the
+ *           batch's writes (client/io.c); its completion completes the batch;
+ *           disconnect; say how the flushes completed
  */
 #include <errno.h>
 
 #include "client/client.h"
+#include "common/flush_path.h"
 #include "common/report.h"
 #include "engine.h"
 #include "server/server.h"
@@ -57,9 +60,15 @@ static int apm_server_serve(struct rpmafio_server *s)
 
 /* ---- client ---- */
 
-/* the flush type of every batch: decided once, from the workspace */
+/* a native FLUSH's completion opcode (IBV_WC_FLUSH, rdma-core >= 45) */
+#define APM_WC_FLUSH ((enum ibv_wc_opcode)8)
+
+/* how every batch is flushed (decided once, from the workspace), and the count */
 struct apm_client {
 	enum rpma_flush_type flush_type;
+	enum rpmafio_flush_path path;
+	uint64_t flushes;		/* posted */
+	uint64_t native_flushes;	/* completed as the device's own FLUSH */
 };
 
 /*
@@ -101,6 +110,32 @@ static int choose_flush_type(struct rpmafio_client *c, enum rpma_flush_type *typ
 	return 0;
 }
 
+/*
+ * Native FLUSH or the emulation: the server's flags byte says whether its
+ * registration takes a native FLUSH; the library says whether this device
+ * executes one once the region is vouched for.
+ */
+static int choose_flush_path(struct rpmafio_client *c, enum rpmafio_flush_path *path)
+{
+	struct rpmafio_job *job = &c->job;
+	bool device_executes = false;
+	char buf[128], why[256];
+	int ret;
+
+	if (c->ws.flush_native && job->o->native_flush != RPMAFIO_NATIVE_FLUSH_OFF) {
+		if ((ret = rpma_mr_remote_set_flush_native(c->server_mr)) ||
+				(ret = rpma_conn_get_flush_native(c->conn, c->server_mr,
+					&device_executes)))
+			return rpmafio_fail(job, EPROTO, "the server's native FLUSH: %s",
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	}
+	*path = rpmafio_flush_path(job->o->native_flush, c->ws.flush_native, device_executes,
+		why, sizeof(why));
+	if (*path == RPMAFIO_FLUSH_REFUSED)
+		return rpmafio_fail(job, EOPNOTSUPP, "native_flush=1: %s", why);
+	return 0;
+}
+
 /* every I/O is one work request, every batch adds at most one flush */
 static int apm_client_init(struct rpmafio_client *c)
 {
@@ -111,15 +146,16 @@ static int apm_client_init(struct rpmafio_client *c)
 	if (a == NULL)
 		return rpmafio_fail(&c->job, ENOMEM, "no memory for the client's state");
 	c->priv = a;
-	if (rpmafio_client_connect(c, &q))
+	if (rpmafio_client_connect(c, &q) || choose_flush_type(c, &a->flush_type))
 		return -1;
-	return choose_flush_type(c, &a->flush_type);
+	return choose_flush_path(c, &a->path);
 }
 
 /* one flush after the batch's writes; its completion completes the batch */
 static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, struct io_u *last)
 {
-	const struct apm_client *a = c->priv;
+	struct apm_client *a = c->priv;
+	a->flushes++;
 	int ret = rpma_flush(c->conn, c->server_mr, offset, len, a->flush_type,
 		RPMA_F_COMPLETION_ALWAYS, last);
 	if (ret) {
@@ -134,7 +170,10 @@ static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, st
 /* every signalled operation carries the io_u it completes as its context */
 static int apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, struct io_u **last)
 {
-	(void)c;
+	if (wc->opcode == APM_WC_FLUSH) {
+		struct apm_client *a = c->priv;
+		a->native_flushes++;
+	}
 	switch (wc->opcode) {
 	case IBV_WC_SEND:
 	case IBV_WC_RECV:
@@ -144,6 +183,21 @@ static int apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, str
 		*last = (struct io_u *)(uintptr_t)wc->wr_id;
 		return 1;
 	}
+}
+
+/*
+ * The path every flush took, counted from the completions: the proof a
+ * qualification needs that the device's own FLUSH ran (or did not).
+ */
+static void apm_client_finish(struct rpmafio_client *c)
+{
+	const struct apm_client *a = c->priv;
+	if (a == NULL || a->flushes == 0)
+		return;
+	rpmafio_note(&c->job, "%llu flushes: %llu completed as the device's own RDMA FLUSH, "
+		"%llu as the emulating RDMA read", (unsigned long long)a->flushes,
+		(unsigned long long)a->native_flushes,
+		(unsigned long long)(a->flushes - a->native_flushes));
 }
 
 static void apm_client_cleanup(struct rpmafio_client *c)
@@ -158,6 +212,7 @@ static const struct rpmafio_method apm = {
 		.init = apm_client_init,
 		.flush = apm_flush,
 		.completion = apm_completion,
+		.finish = apm_client_finish,
 		.cleanup = apm_client_cleanup,
 	},
 	.server = {

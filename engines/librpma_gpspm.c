@@ -367,6 +367,9 @@ static int gpspm_client_init(struct rpmafio_client *c)
 	char buf[128];
 	int ret;
 
+	if (c->job.o->native_flush == RPMAFIO_NATIVE_FLUSH_ON)
+		return rpmafio_fail(&c->job, EINVAL, "native_flush=1: GPSPM's server persists "
+			"the data itself and posts no RDMA FLUSH; the option is for librpma_apm");
 	struct gpspm_client *g = calloc(1, sizeof(*g));
 	if (g == NULL || gpspm_slots_new(n, &g->slots)) {
 		free(g);

@@ -26,6 +26,7 @@
 struct server_info {
 	uint8_t mr_desc[21];
 	uint8_t pcfg_desc[1];
+	uint8_t flush_native;	/* example_flush_native_byte() */
 };
 
 static void fill_pattern(uint8_t *buf, size_t len)
@@ -79,6 +80,7 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[])
 		example_fail("describing the memory", ret);
 		goto out_dereg;
 	}
+	info.flush_native = example_flush_native_byte(mr);
 	struct rpma_conn_private_data pdata = {&info, sizeof(info)};
 	if (example_server_accept(peer, argv[2], argv[3], NULL, &pdata, argc > 4 ? argv[4] : NULL,
 			&conn) || example_wait_disconnect(&conn))
@@ -115,6 +117,8 @@ static int read_server_info(struct rpma_conn *conn, struct rpma_mr_remote **rmr,
 	const struct server_info *info = pdata.ptr;
 	if ((ret = rpma_mr_remote_from_descriptor(info->mr_desc, sizeof(info->mr_desc), rmr)))
 		return example_fail("rpma_mr_remote_from_descriptor", ret);
+	if (example_apply_flush_native_byte(*rmr, info->flush_native))
+		return -1;
 	if ((ret = rpma_peer_cfg_from_descriptor(info->pcfg_desc, sizeof(info->pcfg_desc), &pcfg)) ||
 			(ret = rpma_conn_apply_remote_peer_cfg(conn, pcfg)) ||
 			(ret = rpma_mr_remote_get_flush_type(*rmr, &flush_type))) {

@@ -3,7 +3,8 @@
  * 03-atomic-write -- store 8 bytes atomically in the server's memory, make
  * them visible with a flush, and let the server check them. The client
  * prints whether the library used the device's native ATOMIC WRITE or its
- * emulation (an 8-byte fenced inline write), as the library logs it.
+ * emulation (an 8-byte fenced inline write), as the library logs it, and
+ * as the completion shows it (ATOMIC_WRITE or RDMA_WRITE).
  *
  *   03-atomic-write server ADDR PORT [READY_FILE]
  *   03-atomic-write client ADDR PORT
@@ -38,13 +39,14 @@ static int run_server(struct rpma_peer *peer, int argc, char *argv[])
 	static _Alignas(8) char mem[REGION_SIZE];
 	struct rpma_mr_local *mr = NULL;
 	struct rpma_conn *conn = NULL;
-	uint8_t desc[21];
+	uint8_t desc[21 + 1]; /* the descriptor, then example_flush_native_byte() */
 	int ret, failed = -1;
 
 	if ((ret = rpma_mr_reg(peer, mem, sizeof(mem), RPMA_MR_USAGE_WRITE_DST |
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, &mr)) ||
 			(ret = rpma_mr_get_descriptor(mr, desc)))
 		return example_fail("registering the memory", ret);
+	desc[21] = example_flush_native_byte(mr);
 	struct rpma_conn_private_data pdata = {desc, sizeof(desc)};
 	if (example_server_accept(peer, argv[2], argv[3], NULL, &pdata, argc > 4 ? argv[4] : NULL,
 			&conn) || example_wait_disconnect(&conn))
@@ -66,19 +68,25 @@ static int run_client(struct rpma_peer *peer, char *argv[])
 
 	if (example_client_connect(peer, argv[2], argv[3], NULL, NULL, &conn))
 		return -1;
-	if ((ret = rpma_conn_get_private_data(conn, &pdata)) || pdata.len < 21 ||
+	if ((ret = rpma_conn_get_private_data(conn, &pdata)) || pdata.len < 22 ||
 			(ret = rpma_mr_remote_from_descriptor(pdata.ptr, 21, &rmr))) {
 		example_fail("reading the server's memory descriptor", ret ? ret : RPMA_E_INVAL);
 		goto out;
 	}
+	if (example_apply_flush_native_byte(rmr, ((const uint8_t *)pdata.ptr)[21]))
+		goto out;
 	if ((ret = rpma_conn_get_cq(conn, &cq)) ||
 			(ret = rpma_atomic_write(conn, rmr, ATOMIC_OFFSET, VALUE,
-				RPMA_F_COMPLETION_ON_ERROR, NULL)) ||
+				RPMA_F_COMPLETION_ALWAYS, NULL)) ||
 			(ret = rpma_flush(conn, rmr, ATOMIC_OFFSET, sizeof(VALUE),
 				RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, NULL))) {
 		example_fail("atomic write + flush", ret);
 		goto out;
 	}
+	struct ibv_wc wc;
+	if (example_next_completion(cq, &wc))
+		goto out;
+	printf("client: the atomic write completed as %s\n", example_wc_opcode_str(wc.opcode));
 	failed = example_expect_flush_completion(cq);
 out:
 	rpma_mr_remote_delete(&rmr);

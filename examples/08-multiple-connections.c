@@ -38,6 +38,7 @@
 struct server_info {
 	uint8_t mr_desc[21];
 	uint8_t slot;
+	uint8_t flush_native;	/* example_flush_native_byte() */
 };
 
 /* What an epoll event is about: the endpoint, or one connection's events or CQ. */
@@ -119,6 +120,7 @@ static int accept_request(struct server *s, struct rpma_conn_req **req)
 	struct rpma_conn_private_data answer = {&info, sizeof(info)};
 	if ((ret = rpma_mr_get_descriptor(s->mem_mr, info.mr_desc)))
 		return example_fail("rpma_mr_get_descriptor", ret);
+	info.flush_native = example_flush_native_byte(s->mem_mr);
 	/* does not wait for ESTABLISHED: that arrives on the connection's event fd */
 	if ((ret = rpma_conn_req_connect(req, &answer, &c->conn)))
 		return example_fail("rpma_conn_req_connect", ret);
@@ -338,6 +340,7 @@ static int run_client(struct rpma_peer *peer, char *argv[], int id)
 	info = pdata.ptr;
 	size_t offset = info->slot * sizeof(uint64_t), size = 0;
 	if ((ret = rpma_mr_remote_from_descriptor(info->mr_desc, sizeof(info->mr_desc), &rmr)) ||
+			(ret = example_apply_flush_native_byte(rmr, info->flush_native)) ||
 			(ret = rpma_mr_remote_get_size(rmr, &size)) ||
 			(ret = rpma_conn_get_cq(conn, &cq))) {
 		example_fail("reading the server's answer", ret);

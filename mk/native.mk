@@ -6,19 +6,40 @@
 #   make test-native-build  make native, then tests/native/check_build.sh: the probe found
 #                           both native verbs, the binaries load that rdma-core and its
 #                           rxe provider is there
-#   make test-native-e2e    the examples of build/native/ in the 6.12 guest (rxe with
-#                           FLUSH and ATOMIC WRITE): every flush must complete as the
-#                           device's own FLUSH (EXAMPLE_FLUSH=native), ATOMIC WRITE native
+#   make test-native-e2e    in the 6.12 guest (rxe with FLUSH and ATOMIC WRITE),
+#                           tests/native/run.sh: the examples of build/native/, every flush
+#                           completing as the device's own FLUSH (EXAMPLE_FLUSH=native),
+#                           ATOMIC WRITE native; the engines (tests/native/engines.sh):
+#                           native FLUSHes counted, fio verify, the ends differing, the peer
+#   make test-native-matrix tests/native/check_matrix.sh: run_matrix.sh --native --quick
+#                           (apm, apm-native, gpspm-busy) in the 6.12 guest, each
+#                           apm-native flush a native FLUSH, no apm flush one
+#   make test-native        all three (stages of make test: native-build, native-6.12,
+#                           native-matrix)
+
+# the server job files name the default build's engine: copies naming build/native's
+NATIVE_SERVER_JOBS := build/native/jobs/apm-server.fio build/native/jobs/gpspm-server.fio
 
 native:
 	@prefix=$$(scripts/rdma-core.sh) && \
-		$(MAKE) --no-print-directory RDMA_CORE="$$prefix" all examples engines
+		$(MAKE) --no-print-directory RDMA_CORE="$$prefix" all examples engines $(NATIVE_SERVER_JOBS)
+
+build/native/jobs/%-server.fio: jobs/%-server.fio
+	@mkdir -p $(@D)
+	sed 's|^ioengine=external:build/librpma_|ioengine=external:build/native/librpma_|' $< >$@
 
 test-native-build: native
 	@tests/native/check_build.sh
 
-test-native-e2e: native
-	$(VM) run --kernel 6.12 --pmem --timeout 900 -q -- \
-		env E2E_EXAMPLES=build/native/examples EXAMPLE_FLUSH=native tests/e2e/examples.sh
+# the default build's engines and the peer take part (the ends differing)
+test-native-e2e: native e2e-build
+	@prefix=$$(scripts/rdma-core.sh) && \
+		$(VM) run --kernel 6.12 --pmem --timeout 1200 -q -- env RDMA_CORE="$$prefix" tests/native/run.sh
 
-.PHONY: native test-native-build test-native-e2e
+# the matrix with apm-native beside apm and GPSPM (its own VM boot, 6.12)
+test-native-matrix: native
+	@tests/native/check_matrix.sh
+
+test-native: test-native-build test-native-e2e test-native-matrix
+
+.PHONY: native test-native test-native-build test-native-e2e test-native-matrix

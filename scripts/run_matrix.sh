@@ -24,6 +24,7 @@ SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
 SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
 RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
 DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL=
+NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
 PLAN_ARGS=()
 # seconds each run costs besides its runtime + ramp (process start-up, connection)
 OVERHEAD_HW=1 OVERHEAD_VM=3
@@ -45,7 +46,11 @@ Presets (the sweep; every option below overrides its part):
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
-  --methods LIST       of apm,gpspm-busy,gpspm-sleep,noflush,raw (default: all)
+  --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,noflush,raw (default:
+                       all; apm-native only with --native)
+  --native             the build with native RDMA FLUSH (make native: build/native/,
+                       a newer rdma-core): adds apm-native (the device's own FLUSH)
+                       beside apm (the flush emulated by a read); in the VM, kernel 6.12
   --rw LIST            write,read (default both)
   --lat-bs LIST        latency sweep (iodepth 1, sync) block sizes, e.g. 256,4k,64k
   --bw-bs LIST         bandwidth sweep block sizes (at --bw-qd)
@@ -126,6 +131,7 @@ parse_args() {
 		--mem-size) need_value "$@"; SERVER_SIZE=$2; shift ;;
 		--direct-write) DIRECT_WRITE=1 ;;
 		--pmem) VM_PMEM=1 ;;
+		--native) NATIVE=1; PLAN_ARGS+=(--native) ;;
 		--out) need_value "$@"; OUT=$2; shift ;;
 		--dry-run) DRY_RUN=1 ;;
 		--in-vm) IN_VM=1 ;;
@@ -154,6 +160,11 @@ parse_args() {
 	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
 	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
+	if [ "$NATIVE" = 1 ]; then
+		# 6.1's rxe has no FLUSH
+		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
+		VM_KERNEL=6.12
+	fi
 }
 
 check_tools() {
@@ -167,8 +178,16 @@ check_tools() {
 		done
 	fi
 	for t in build/librpma_apm.so build/librpma_gpspm.so; do
-		[ -f "$ROOT/$t" ] || die "$t is missing: run make engines"
+		[ -f "$ROOT/$ENGINE_DIR/${t#build/}" ] || die "$ENGINE_DIR/${t#build/} is missing: run make $MAKE_TARGET"
 	done
+	if [ "$NATIVE" = 1 ]; then
+		[ -f "$ROOT/$ENGINE_DIR/jobs/apm-server.fio" ] || die "$ENGINE_DIR/jobs is missing: run make native"
+		if [ -z "$RDMA_CORE_PREFIX" ]; then
+			RDMA_CORE_PREFIX=$("$ROOT/scripts/rdma-core.sh") || die "--native: scripts/rdma-core.sh failed"
+		fi
+		[ -e "$RDMA_CORE_PREFIX/lib/libibverbs.so.1" ] ||
+			die "--native: no libibverbs in '$RDMA_CORE_PREFIX/lib': run make native"
+	fi
 }
 
 plan_methods() {
@@ -297,8 +316,8 @@ run_in_vm() {
 	mkdir -p "$OUT"
 	local status=0
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
-	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- "$ROOT/scripts/run_matrix.sh" \
-		"${args[@]}" "${ORIG_ARGS[@]}" || status=$?
+	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- env RPMA_FIO_RDMA_CORE="$RDMA_CORE_PREFIX" \
+		"$ROOT/scripts/run_matrix.sh" "${args[@]}" "${ORIG_ARGS[@]}" || status=$?
 	trap - INT TERM
 	[ -e "$OUT/status" ] || echo "partial (the VM run failed with status $status)" >"$OUT/status"
 	grep -q '^complete' "$OUT/status" || [ "$status" -eq 0 ] ||
@@ -348,6 +367,8 @@ main() {
 	fi
 	ORIG_ARGS=("$@")
 	parse_args "$@"
+	ENGINE_DIR=build MAKE_TARGET=engines
+	[ "$NATIVE" = 0 ] || ENGINE_DIR=build/native MAKE_TARGET=native
 	cd "$ROOT"
 	# a dry run only prints the plan: it needs neither the engines nor the tools
 	if [ "$DRY_RUN" = 1 ]; then

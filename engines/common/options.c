@@ -147,6 +147,27 @@ struct fio_option rpmafio_options[] = {
 		.group = FIO_OPT_G_LIBRPMA,
 	},
 	{
+		.name = "native_flush",
+		.lname = "rpma native flush",
+		.type = FIO_OPT_STR,
+		.off1 = offsetof(struct rpmafio_opts, native_flush),
+		.def = "auto",
+		.help = "APM client: how rpma_flush reaches the server: the device's own RDMA FLUSH "
+			"or its emulation (an RDMA read after the writes)",
+		.posval = {
+			{ .ival = "auto", .oval = RPMAFIO_NATIVE_FLUSH_AUTO,
+			  .help = "native when this device executes FLUSH and the server's memory "
+				"takes it, emulated otherwise" },
+			{ .ival = "1", .oval = RPMAFIO_NATIVE_FLUSH_ON,
+			  .help = "native, or the job fails at connection time saying which end "
+				"cannot" },
+			{ .ival = "0", .oval = RPMAFIO_NATIVE_FLUSH_OFF,
+			  .help = "always the emulation (what librpma 1.x peers do)" },
+		},
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
 		.name = NULL,
 	},
 };

@@ -14,6 +14,9 @@
  *                         either side waits for its peer once connected
  *   no_flush              client: post the writes with no flush at all (a baseline:
  *                         what persistence costs; the data is NOT durable)
+ *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
+ *                         both ends can take it, else the emulation; 1 = native or the
+ *                         job fails at connection time; 0 = always the emulation
  *
  * Values are checked while fio parses the job (a bad one stops fio with a
  * message naming the option and the value) and again, as a whole, when a
@@ -22,6 +25,7 @@
 #ifndef RPMAFIO_OPTIONS_H
 #define RPMAFIO_OPTIONS_H
 
+#include "flush_path.h"
 #include "optparse.h"
 
 struct fio_option;
@@ -38,6 +42,7 @@ struct rpmafio_opts {
 	char *cpus;
 	unsigned int connect_timeout;	/* ms */
 	unsigned int no_flush;		/* client: writes are never flushed */
+	unsigned int native_flush;	/* enum rpmafio_native_flush */
 };
 
 /*

@@ -15,6 +15,7 @@ int rpmafio_ws_encode(const struct rpmafio_ws *ws, uint8_t out[RPMAFIO_WS_SIZE])
 	out[2] = ws->direct_write_to_pmem ? 1 : 0;
 	out[3] = ws->mr_desc_size;
 	memcpy(out + RPMAFIO_WS_HDR_SIZE, ws->mr_desc, ws->mr_desc_size);
+	out[RPMAFIO_WS_FLAGS_OFF] = ws->flush_native ? RPMAFIO_WS_FLUSH_NATIVE : 0;
 	return 0;
 }
 
@@ -44,6 +45,12 @@ int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,
 			"region descriptor but holds only %zu bytes after the header",
 			b[3], len - RPMAFIO_WS_HDR_SIZE);
 		why = tmp;
+	} else if (len > RPMAFIO_WS_FLAGS_OFF &&
+			(b[RPMAFIO_WS_FLAGS_OFF] & ~RPMAFIO_WS_FLUSH_NATIVE)) {
+		snprintf(tmp, sizeof(tmp), "the server's private data has unknown flags 0x%02x "
+			"at byte %d (this client knows only 0x%02x: native FLUSH)",
+			b[RPMAFIO_WS_FLAGS_OFF], RPMAFIO_WS_FLAGS_OFF, RPMAFIO_WS_FLUSH_NATIVE);
+		why = tmp;
 	}
 	if (why) {
 		if (err && errlen)
@@ -55,6 +62,8 @@ int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,
 		.max_msg_num = (uint16_t)(b[0] | (b[1] << 8)),
 		.direct_write_to_pmem = b[2] == 1,
 		.mr_desc_size = b[3],
+		.flush_native = len > RPMAFIO_WS_FLAGS_OFF &&
+			(b[RPMAFIO_WS_FLAGS_OFF] & RPMAFIO_WS_FLUSH_NATIVE),
 	};
 	memcpy(out.mr_desc, b + RPMAFIO_WS_HDR_SIZE, out.mr_desc_size);
 	*ws = out;

@@ -3,19 +3,24 @@
  * workspace.h -- the "workspace": what a server tells its client in the
  * private data of the connection (pure functions, no fio, no RDMA).
  *
- * The bytes are those of fio 3.33's in-tree librpma engines
+ * The first 28 bytes are those of fio 3.33's in-tree librpma engines
  * (struct librpma_fio_workspace, x86-64 layout), so either side of ours works
- * with either side of theirs. 28 bytes, little-endian, no padding:
+ * with either side of theirs; one byte of ours follows. Little-endian, no padding:
  *
  *   offset 0  u16  max_msg_num          receive-queue slots (GPSPM), 0 for APM
  *   offset 2  u8   direct_write_to_pmem 0 or 1
  *   offset 3  u8   mr_desc_size         bytes of the descriptor used, at most 24
  *   offset 4  u8   descriptor[24]       the region's librpma descriptor, zero-padded
+ *   offset 28 u8   flags                rpma-fio servers only: bit 0 = the region
+ *                                       takes a native RDMA FLUSH (registered with
+ *                                       flush access); other bits 0
  *
- * A server sends all 28 bytes. The connection manager may deliver more (an
- * RDMA CM reply over InfiniBand/RoCE carries a fixed-size private data field,
- * the rest zero-filled), so a decoder accepts any length that holds the fixed
- * part and the descriptor it announces, and ignores what follows.
+ * A server of ours sends 29 bytes, fio 3.33's 28 (its clients read no further
+ * than the descriptor). The connection manager may deliver more (an RDMA CM
+ * reply over InfiniBand/RoCE carries a fixed-size private data field, the rest
+ * zero-filled), so a decoder accepts any length that holds the fixed part and
+ * the descriptor it announces; a missing or zero flags byte means "no flags":
+ * a fio 3.33 server's region is flushed by emulation.
  */
 #ifndef RPMAFIO_WORKSPACE_H
 #define RPMAFIO_WORKSPACE_H
@@ -26,13 +31,17 @@
 
 #define RPMAFIO_WS_HDR_SIZE 4	/* the fields before the descriptor */
 #define RPMAFIO_WS_DESC_MAX 24	/* room for the descriptor */
-#define RPMAFIO_WS_SIZE (RPMAFIO_WS_HDR_SIZE + RPMAFIO_WS_DESC_MAX) /* what a server sends */
+#define RPMAFIO_WS_FIO333_SIZE (RPMAFIO_WS_HDR_SIZE + RPMAFIO_WS_DESC_MAX) /* fio 3.33's */
+#define RPMAFIO_WS_FLAGS_OFF RPMAFIO_WS_FIO333_SIZE
+#define RPMAFIO_WS_SIZE (RPMAFIO_WS_FLAGS_OFF + 1)	/* what a server of ours sends */
+#define RPMAFIO_WS_FLUSH_NATIVE 0x01	/* flags: the region takes a native FLUSH */
 
 struct rpmafio_ws {
 	uint16_t max_msg_num;
 	bool direct_write_to_pmem;
 	uint8_t mr_desc_size;
 	uint8_t mr_desc[RPMAFIO_WS_DESC_MAX];
+	bool flush_native;	/* flags bit 0 */
 };
 
 /*
@@ -44,8 +53,9 @@ int rpmafio_ws_encode(const struct rpmafio_ws *ws, uint8_t out[RPMAFIO_WS_SIZE])
 /*
  * Decode len bytes from a peer (untrusted). Fails with a reason in err when
  * the buffer is missing or shorter than the fixed part, direct_write_to_pmem
- * is neither 0 nor 1, mr_desc_size is 0 or above RPMAFIO_WS_DESC_MAX, or fewer
- * bytes arrived than mr_desc_size announces. *ws is written only on success.
+ * is neither 0 nor 1, mr_desc_size is 0 or above RPMAFIO_WS_DESC_MAX, fewer
+ * bytes arrived than mr_desc_size announces, or the flags byte has a bit
+ * this side does not know. *ws is written only on success.
  * The descriptor itself is checked by rpma_mr_remote_from_descriptor().
  */
 int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,

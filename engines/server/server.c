@@ -66,6 +66,12 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 	if ((ret = rpma_mr_get_descriptor(s->mr, ws.mr_desc)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	/* a client may post native FLUSHes only if the registration has flush access */
+	if ((ret = rpma_mr_get_flush_native(s->mr, &ws.flush_native)))
+		return rpmafio_fail(job, EIO, "rpma_mr_get_flush_native: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	dprint(FD_NET, "%s: job %u: the memory takes a native FLUSH: %s\n", job->method->name,
+		job->index + 1, ws.flush_native ? "yes" : "no");
 	if (rpmafio_ws_encode(&ws, s->ws_bytes))
 		return rpmafio_fail(job, EPROTO, "cannot encode the workspace");
 	return 0;

@@ -247,8 +247,9 @@ int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode, str
 	return 0;
 }
 
-/* a native RDMA FLUSH's completion opcode (IBV_WC_FLUSH of rdma-core >= 45) */
+/* native RDMA FLUSH's and ATOMIC WRITE's completion opcodes (rdma-core >= 45) */
 #define EXAMPLE_WC_FLUSH ((enum ibv_wc_opcode)8)
+#define EXAMPLE_WC_ATOMIC_WRITE ((enum ibv_wc_opcode)9)
 
 int example_expect_flush_completion(struct rpma_cq *cq)
 {
@@ -271,10 +272,29 @@ int example_expect_flush_completion(struct rpma_cq *cq)
 	return 0;
 }
 
+uint8_t example_flush_native_byte(const struct rpma_mr_local *mr)
+{
+	bool native = false;
+	return rpma_mr_get_flush_native(mr, &native) == 0 && native;
+}
+
+int example_apply_flush_native_byte(struct rpma_mr_remote *rmr, uint8_t byte)
+{
+	if (byte > 1) {
+		fprintf(stderr, "example: the server's native-FLUSH byte is %u (expected 0 or 1)\n",
+			byte);
+		return -1;
+	}
+	int ret = byte ? rpma_mr_remote_set_flush_native(rmr) : 0;
+	return ret ? example_fail("rpma_mr_remote_set_flush_native", ret) : 0;
+}
+
 const char *example_wc_opcode_str(enum ibv_wc_opcode opcode)
 {
 	if (opcode == EXAMPLE_WC_FLUSH)
 		return "FLUSH";
+	if (opcode == EXAMPLE_WC_ATOMIC_WRITE)
+		return "ATOMIC_WRITE";
 	switch (opcode) {
 	case IBV_WC_SEND: return "SEND";
 	case IBV_WC_RDMA_WRITE: return "RDMA_WRITE";

@@ -79,6 +79,15 @@ int example_expect_completion(struct rpma_cq *cq, enum ibv_wc_opcode opcode,
  */
 int example_expect_flush_completion(struct rpma_cq *cq);
 
+/*
+ * Native FLUSH (rpma-fio extensions of librpma): the server sends one more
+ * byte in its private data, 1 when its region takes a native FLUSH; the
+ * client vouches for the remote region when it says so (any other value
+ * than 0 or 1 is refused). Without it every flush is emulated.
+ */
+uint8_t example_flush_native_byte(const struct rpma_mr_local *mr);
+int example_apply_flush_native_byte(struct rpma_mr_remote *rmr, uint8_t byte);
+
 /* The name of a completion's opcode, for messages. */
 const char *example_wc_opcode_str(enum ibv_wc_opcode opcode);
 

@@ -334,6 +334,24 @@ typedef void rpma_log_function(
 
 int rpma_log_set_function(rpma_log_function *log_function);
 
+/*
+ * ---- rpma-fio extensions (not in librpma 1.x): native RDMA FLUSH ----
+ *
+ * A native FLUSH is checked by the responder against the flush access of the
+ * target's registration, and the wire formats cannot say whether a remote
+ * registration has it. So rpma_flush() posts a native FLUSH only when this
+ * device executes FLUSH AND the application has vouched for the remote
+ * region (having learned it through its own protocol); otherwise it emulates
+ * the flush with a read, as it always does for a librpma 1.x peer.
+ */
+/* *native: was the region registered with the flush access a native FLUSH needs? */
+int rpma_mr_get_flush_native(const struct rpma_mr_local *mr, bool *native);
+/* The remote region takes a native FLUSH (RPMA_E_NOSUPP: it allows no flush at all). */
+int rpma_mr_remote_set_flush_native(struct rpma_mr_remote *mr);
+/* *native: would rpma_flush() of dst on conn post the device's own FLUSH? */
+int rpma_conn_get_flush_native(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
+		bool *native);
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
 #endif

@@ -9,8 +9,12 @@
 #include "peer.h"
 
 struct rpma_flush {
-	bool native;
-	/* emulation only: where the read lands (its contents are never looked at) */
+	bool native;	/* the device executes FLUSH itself */
+	/*
+	 * the emulation's read lands here (its contents are never looked at);
+	 * registered even on a native device, for remote regions that cannot
+	 * take a native FLUSH
+	 */
 	struct rpma_mr_local *buf_mr;
 	char buf[RPMA_FLUSH_EMULATION_READ_LEN];
 };
@@ -25,13 +29,11 @@ int rpma_flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
 		return RPMA_E_NOMEM;
 
 	flush->native = rpma_peer_has_native_flush(peer);
-	if (!flush->native) {
-		int ret = rpma_mr_reg(peer, flush->buf, sizeof(flush->buf), RPMA_MR_USAGE_READ_DST,
-				&flush->buf_mr);
-		if (ret) {
-			free(flush);
-			return ret;
-		}
+	int ret = rpma_mr_reg(peer, flush->buf, sizeof(flush->buf), RPMA_MR_USAGE_READ_DST,
+			&flush->buf_mr);
+	if (ret) {
+		free(flush);
+		return ret;
 	}
 
 	*flush_ptr = flush;
@@ -86,12 +88,22 @@ static int flush_native(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t ds
 }
 #endif
 
+bool rpma_flush_is_native(const struct rpma_flush *flush, const struct rpma_mr_remote *dst)
+{
+	/*
+	 * Both ends must agree: this device executes FLUSH, and the remote
+	 * registration has the flush access it checks (which only the
+	 * application can know: the wire formats have no room for it).
+	 */
+	return flush->native && rpma_mr_remote_is_flush_native(dst);
+}
+
 int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context)
 {
 #ifdef RPMA_HAVE_IBV_WR_FLUSH
-	if (flush->native)
+	if (rpma_flush_is_native(flush, dst))
 		return flush_native(qp, dst, dst_offset, len, type, flags, op_context);
 #endif
 	/*

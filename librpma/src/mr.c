@@ -18,6 +18,7 @@
 struct rpma_mr_local {
 	struct ibv_mr *ibv_mr;
 	int usage;
+	bool flush_native;	/* registered with the flush access a native FLUSH needs */
 };
 
 struct rpma_mr_remote {
@@ -25,6 +26,7 @@ struct rpma_mr_remote {
 	uint64_t size;
 	uint32_t rkey;
 	int usage;
+	bool flush_native;	/* the application vouched for it: see rpma_mr_remote_set_flush_native() */
 };
 
 #define RPMA_MR_USAGE_ALL (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_READ_DST | \
@@ -101,7 +103,17 @@ int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 	}
 
 	mr->usage = usage;
+	mr->flush_native = rpma_peer_has_native_flush(peer) &&
+		(usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT));
 	*mr_ptr = mr;
+	return 0;
+}
+
+int rpma_mr_get_flush_native(const struct rpma_mr_local *mr, bool *native)
+{
+	if (mr == NULL || native == NULL)
+		return RPMA_E_INVAL;
+	*native = mr->flush_native;
 	return 0;
 }
 
@@ -236,6 +248,7 @@ int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
 		return RPMA_E_NOMEM;
 
 	*mr = decoded;
+	mr->flush_native = false; /* nothing on the wire says so: only the application can */
 	*mr_ptr = mr;
 	return 0;
 }
@@ -259,6 +272,17 @@ int rpma_mr_remote_get_flush_type(const struct rpma_mr_remote *mr, int *flush_ty
 	return 0;
 }
 
+int rpma_mr_remote_set_flush_native(struct rpma_mr_remote *mr)
+{
+	if (mr == NULL)
+		return RPMA_E_INVAL;
+	/* a region registered for no flush has no flush access to vouch for */
+	if (!(mr->usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)))
+		return RPMA_E_NOSUPP;
+	mr->flush_native = true;
+	return 0;
+}
+
 int rpma_mr_remote_delete(struct rpma_mr_remote **mr_ptr)
 {
 	if (mr_ptr == NULL)
@@ -277,6 +301,11 @@ uint64_t rpma_mr_remote_get_addr(const struct rpma_mr_remote *mr)
 uint32_t rpma_mr_remote_get_rkey(const struct rpma_mr_remote *mr)
 {
 	return mr->rkey;
+}
+
+bool rpma_mr_remote_is_flush_native(const struct rpma_mr_remote *mr)
+{
+	return mr->flush_native;
 }
 
 /* ---- advice ---- */

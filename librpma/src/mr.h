@@ -46,6 +46,8 @@ int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offs
 /* Accessors used by the flush object. */
 uint64_t rpma_mr_remote_get_addr(const struct rpma_mr_remote *mr);
 uint32_t rpma_mr_remote_get_rkey(const struct rpma_mr_remote *mr);
+/* Did the application vouch that the region takes a native FLUSH? */
+bool rpma_mr_remote_is_flush_native(const struct rpma_mr_remote *mr);
 
 /* Pure decoder of the 21-byte wire format (untrusted input). */
 int rpma_mr_descriptor_decode(const void *desc, size_t desc_size, uint64_t *addr,

@@ -156,6 +156,15 @@ int rpma_flush(struct rpma_conn *conn,
 		dst_offset, len, type, flags, op_context);
 }
 
+int rpma_conn_get_flush_native(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
+		bool *native)
+{
+	if (conn == NULL || dst == NULL || native == NULL)
+		return RPMA_E_INVAL;
+	*native = rpma_flush_is_native(rpma_conn_get_flush(conn), dst);
+	return 0;
+}
+
 static inline int ops_send(struct rpma_conn *conn, const struct rpma_mr_local *src,
 		size_t offset, size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context)

@@ -2,7 +2,8 @@
 # scripts/matrix/lib.sh -- the matrix runner's measuring side: servers (local or
 # over ssh), one fio or perftest run, the environment. Sourced by
 # scripts/run_matrix.sh, which sets ROOT, OUT, SERVER_IP, SSH_HOST, REMOTE_DIR,
-# RUNTIME, RAMP, SERVER_MEM, SERVER_SIZE, DIRECT_WRITE, RDMA_DEV and PORT_BASE.
+# RUNTIME, RAMP, SERVER_MEM, SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE,
+# ENGINE_DIR (build, or build/native) and RDMA_CORE_PREFIX (--native).
 
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 MATRIX_CPID=''		# the running client
@@ -63,11 +64,20 @@ set_fio_vars() {
 # Leaves STEM.json (client), STEM.server.json, logs; STEM.failed on failure.
 run_fio() {
 	local stem=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8
-	local engine=apm server_job=jobs/apm-server.fio client_opts=() job
+	local engine=apm client_opts=() job run=(env)
 	case $method in
-	gpspm-*) engine=gpspm server_job=jobs/gpspm-server.fio ;;
+	gpspm-*) engine=gpspm ;;
 	noflush) client_opts=(--no_flush=1) ;;
+	apm) client_opts=(--native_flush=0) ;;
+	apm-native) client_opts=(--native_flush=1) ;;
 	esac
+	# the job files name the default build's engine; make native's copies name its own
+	local server_job=jobs/$engine-server.fio
+	if [ "$NATIVE" = 1 ]; then
+		server_job=$ENGINE_DIR/jobs/$engine-server.fio
+		# fio links the system's libibverbs: the native build's must come first
+		run=(env "LD_LIBRARY_PATH=$RDMA_CORE_PREFIX/lib")
+	fi
 	case $rw in
 	write) job=jobs/randwrite.fio ;;
 	read) job=jobs/randread.fio ;;
@@ -78,7 +88,7 @@ run_fio() {
 	# with --server the server's JSON is written there and fetched afterwards
 	local sjson=$stem.server.json
 	[ -z "$SSH_HOST" ] || sjson=/tmp/rpma-matrix-server.json
-	server_cmd env "${FIO_VARS[@]}" timeout "$limit" fio "$server_job" --output-format=json \
+	server_cmd "${run[@]}" "${FIO_VARS[@]}" timeout "$limit" fio "$server_job" --output-format=json \
 		--output="$sjson" >"$stem.server.log" 2>&1 &
 	MATRIX_SPID=$!
 	if ! wait_server_line "$stem.server.log" 'listening on' 30; then
@@ -86,7 +96,7 @@ run_fio() {
 		echo "the $method server did not start listening" >"$stem.failed"
 		return 1
 	fi
-	env "${FIO_VARS[@]}" timeout "$limit" fio --ioengine=external:build/librpma_"$engine".so \
+	"${run[@]}" "${FIO_VARS[@]}" timeout "$limit" fio --ioengine=external:"$ENGINE_DIR/librpma_$engine.so" \
 		"${client_opts[@]}" "$job" --output-format=json --output="$stem.json" \
 		>"$stem.client.log" 2>&1 &
 	MATRIX_CPID=$!
@@ -99,6 +109,26 @@ run_fio() {
 		>"$stem.server.json" 2>/dev/null || true
 	if [ "$status" -ne 0 ]; then
 		echo "fio exited with $status" >"$stem.failed"
+		return 1
+	fi
+	flushes_as_planned "$stem" "$method"
+}
+
+# The APM client's note "F flushes: K completed as the device's own RDMA FLUSH, ...":
+# apm-native must have flushed natively only, apm never (else the run does not count).
+flushes_as_planned() {
+	local stem=$1 method=$2 counts f k
+	case $method in apm | apm-native) ;; *) return 0 ;; esac
+	# (no process substitution: the guest has no /dev/fd)
+	counts=$(sed -nE 's/.* ([0-9]+) flushes: ([0-9]+) completed as the device.*/\1 \2/p' \
+		"$stem.client.log" | awk '{ f += $1; k += $2 } END { print f + 0, k + 0 }')
+	f=${counts% *} k=${counts#* }
+	if [ "$method" = apm-native ] && { [ "$f" -eq 0 ] || [ "$k" -ne "$f" ]; }; then
+		echo "apm-native: $k of $f flushes completed as native FLUSH" >"$stem.failed"
+		return 1
+	fi
+	if [ "$method" = apm ] && [ "$k" -ne 0 ]; then
+		echo "apm: $k of $f flushes completed as native FLUSH, none should" >"$stem.failed"
 		return 1
 	fi
 }

@@ -25,15 +25,19 @@ import sys
 
 # method -> (label, what it is)
 METHODS = {
-    "apm": "APM: RDMA write + RDMA flush",
+    "apm": "APM: RDMA write + flush emulated by an RDMA read (native_flush=0)",
+    "apm-native": "APM: RDMA write + the device's own RDMA FLUSH (native_flush=1; "
+                  "run_matrix.sh --native)",
     "gpspm-busy": "GPSPM, server busy-polls",
     "gpspm-sleep": "GPSPM, server sleeps on the completion channel",
     "noflush": "RDMA write with no flush (not durable): the baseline",
     "raw": "perftest raw verbs (ib_write_lat / ib_read_lat / ib_write_bw): the fabric's limit",
 }
-FIO_METHODS = ["apm", "gpspm-busy", "gpspm-sleep", "noflush"]
+FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "noflush"]
+# apm-native needs the native build (run_matrix.sh --native): in the default list only then
+NATIVE_ONLY = ["apm-native"]
 # one colour per method on every chart (the raw verbs' limit in black)
-COLORS = {"apm": "#9400d3", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
+COLORS = {"apm": "#9400d3", "apm-native": "#d55e00", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
           "noflush": "#e69f00", "raw": "#000000"}
 KIB = 1024
 
@@ -137,10 +141,16 @@ def cmd_plan(args):
         p["mix"] = True
     if args.jobs:
         p["jobs"] = [int(j) for j in args.jobs.split(",")]
-    methods = args.methods.split(",") if args.methods else FIO_METHODS + ["raw"]
+    if args.methods:
+        methods = args.methods.split(",")
+    else:
+        methods = [m for m in FIO_METHODS if args.native or m not in NATIVE_ONLY] + ["raw"]
     for m in methods:
         if m not in METHODS:
             die(f"--methods: unknown method '{m}' (known: {', '.join(METHODS)})")
+        if m in NATIVE_ONLY and not args.native:
+            die(f"--methods: {m} needs the build with native RDMA FLUSH: add --native "
+                "(make native first)")
     for rw in p["rws"]:
         if rw not in ("write", "read"):
             die(f"--rw: '{rw}' is neither write nor read")
@@ -578,7 +588,9 @@ def sweep_method(path, opts, server_opts):
     """The method of a client job from its engine, no_flush and its server's polling."""
     engine = os.path.basename(opts.get("ioengine", ""))
     if engine.startswith("librpma_apm"):
-        return "noflush" if opts.get("no_flush") == "1" else "apm"
+        if opts.get("no_flush") == "1":
+            return "noflush"
+        return "apm-native" if opts.get("native_flush") == "1" else "apm"
     if engine.startswith("librpma_gpspm"):
         # the sweep's GPSPM server polls unless told otherwise (SERVER_BUSY_WAIT=1)
         return "gpspm-sleep" if server_opts.get("busy_wait_polling") == "0" else "gpspm-busy"
@@ -755,6 +767,8 @@ def main():
     p.add_argument("--bw-qd", dest="bw_qd", type=int)
     p.add_argument("--mix", action="store_true")
     p.add_argument("--jobs")
+    p.add_argument("--native", action="store_true",
+                   help="the native build: apm-native is allowed and in the default list")
     p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
     p.set_defaults(fn=cmd_plan)
     b = sub.add_parser("build", help="results.csv, charts and reports of a result folder")

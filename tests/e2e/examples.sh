@@ -38,12 +38,13 @@ if [ -n "${RPMA_TEST_FSDAX_DIR:-}" ]; then
 	rm -f "$f"
 fi
 
-# Which atomic-write path the library must take on this kernel (6.1: emulated, 6.12: native).
+# Which atomic-write path the library must take on this kernel (6.1: emulated, 6.12: native),
+# as its completion shows: the device's ATOMIC_WRITE, or the emulating 8-byte RDMA_WRITE.
 case "$(uname -r)" in
-6.1.*) path=emulated ;;
-*) path=native ;;
+6.1.*) path=emulated opcode=RDMA_WRITE ;;
+*) path=native opcode=ATOMIC_WRITE ;;
 esac
-e2e_pair "atomic-write-$path" "atomic write: $path" \
+e2e_pair "atomic-write-$path" "the atomic write completed as $opcode\$" \
 	"${RUN[@]}" "$X"/03-atomic-write server "$A" @PORT@ @READY@ -- "${RUN[@]}" "$X"/03-atomic-write client "$A" @PORT@
 
 e2e_pair messages 'client: 100 messages sent, every answer was the number plus one' \

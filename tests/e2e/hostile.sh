@@ -200,6 +200,7 @@ hs_group apm-server apm-hostile-server build/librpma_apm.so \
 	desc-size-0   desc-size-0   '' "$pdata announces a 0-byte region descriptor \(expected 1-24\)" \
 	desc-size-25  desc-size-25  '' "$pdata announces a 25-byte region descriptor \(expected 1-24\)" \
 	dwpmem-7      dwpmem-7      '' "${invalid_ws}direct_write_to_pmem is 7 in the server's private data" \
+	flags-unknown flags-unknown '' "$pdata has unknown flags 0x80 at byte 28" \
 	desc-garbage  desc-garbage  '' 'an RDMA operation failed: remote access error' \
 	desc-wrap     desc-wrap     '' "$bad_desc \(21 bytes\) is invalid" \
 	no-workspace  no-workspace  '' "$invalid_ws"

@@ -30,6 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint8_t again[RPMAFIO_WS_SIZE];
 	assert(rpmafio_ws_encode(&ws, again) == 0);
 	assert(memcmp(again, data, RPMAFIO_WS_HDR_SIZE + ws.mr_desc_size) == 0);
+	/* the flags byte, when it came, was all known bits: it encodes back whole */
+	assert(size <= RPMAFIO_WS_FLAGS_OFF || again[RPMAFIO_WS_FLAGS_OFF] == data[RPMAFIO_WS_FLAGS_OFF]);
 
 	struct rpma_mr_remote *mr = NULL;
 	if (rpma_mr_remote_from_descriptor(ws.mr_desc, ws.mr_desc_size, &mr) == 0) {

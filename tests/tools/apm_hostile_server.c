@@ -21,6 +21,8 @@
  *   desc-size-0   the workspace announces a 0-byte descriptor
  *   desc-size-25  the workspace announces a 25-byte descriptor (it holds 24)
  *   dwpmem-7      direct_write_to_pmem is 7
+ *   flags-unknown the flags byte after the descriptor (byte 28) has a bit no
+ *                 client knows (0x80)
  *   desc-garbage  21 descriptor bytes of 0x5a: a region (address, size,
  *                 rkey) that does not exist
  *   desc-wrap     a descriptor whose address + size wraps around 2^64
@@ -45,8 +47,8 @@
 #define DESC_LENGTH 8
 
 static const char *const cases[] = {"well", "small-region", "region-lie", "desc-short",
-	"desc-size-24", "desc-size-0", "desc-size-25", "dwpmem-7", "desc-garbage", "desc-wrap",
-	"no-workspace"};
+	"desc-size-24", "desc-size-0", "desc-size-25", "dwpmem-7", "flags-unknown", "desc-garbage",
+	"desc-wrap", "no-workspace"};
 
 static void put_le64(uint8_t *p, uint64_t v)
 {
@@ -92,6 +94,8 @@ static int workspace(const struct hs_server *s, const char *name,
 		out[3] = RPMAFIO_WS_DESC_MAX + 1;
 	else if (strcmp(name, "dwpmem-7") == 0)
 		out[2] = 7;
+	else if (strcmp(name, "flags-unknown") == 0)
+		out[RPMAFIO_WS_FLAGS_OFF] = 0x80;
 	else if (strcmp(name, "no-workspace") == 0)
 		*len = 0;
 	return 0;

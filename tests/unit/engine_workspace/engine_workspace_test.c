@@ -36,12 +36,13 @@ static const uint8_t golden[RPMAFIO_WS_SIZE] = {
 	0xd4, 0xc3, 0xb2, 0xa1,
 	0x39,
 	0x00, 0x00, 0x00, /* the unused end of descriptor[24] */
+	0x01,		/* flags: the region takes a native FLUSH */
 };
 
 static struct rpmafio_ws golden_ws(void)
 {
 	struct rpmafio_ws ws = {.max_msg_num = 0x1234, .direct_write_to_pmem = true,
-		.mr_desc_size = 21};
+		.mr_desc_size = 21, .flush_native = true};
 	memcpy(ws.mr_desc, desc21, sizeof(desc21));
 	return ws;
 }
@@ -55,7 +56,7 @@ static void encode_golden(void **state)
 	ws.mr_desc[22] = 0x77; /* beyond mr_desc_size: must not be sent */
 	assert_int_equal(rpmafio_ws_encode(&ws, out), 0);
 	assert_memory_equal(out, golden, sizeof(golden));
-	assert_int_equal(RPMAFIO_WS_SIZE, 28);
+	assert_int_equal(RPMAFIO_WS_SIZE, 29);
 }
 
 static void encode_invalid(void **state)
@@ -77,11 +78,12 @@ static void decode_golden(void **state)
 	assert_true(ws.direct_write_to_pmem);
 	assert_int_equal(ws.mr_desc_size, 21);
 	assert_memory_equal(ws.mr_desc, desc21, sizeof(desc21));
+	assert_true(ws.flush_native);
 }
 
 /*
  * fio 3.33's struct librpma_fio_workspace, as its server fills it (x86-64):
- * the same 28 bytes. Declared here only to check the layout we decode.
+ * our first 28 bytes. Declared here only to check the layout we decode.
  */
 struct fio333_workspace {
 	uint16_t max_msg_num;
@@ -93,7 +95,8 @@ struct fio333_workspace {
 static void fio333_layout(void **state)
 {
 	(void)state;
-	_Static_assert(sizeof(struct fio333_workspace) == RPMAFIO_WS_SIZE, "28 bytes");
+	_Static_assert(sizeof(struct fio333_workspace) == RPMAFIO_WS_FIO333_SIZE, "28 bytes");
+	_Static_assert(RPMAFIO_WS_FLAGS_OFF == sizeof(struct fio333_workspace), "flags after");
 	_Static_assert(offsetof(struct fio333_workspace, descriptor) == RPMAFIO_WS_HDR_SIZE,
 		"descriptor at 4");
 	struct fio333_workspace theirs = {0};
@@ -101,8 +104,12 @@ static void fio333_layout(void **state)
 	theirs.direct_write_to_pmem = 1;
 	theirs.mr_desc_size = 21;
 	memcpy(theirs.descriptor, desc21, sizeof(desc21));
-	/* their server's bytes are ours */
-	assert_memory_equal(&theirs, golden, sizeof(golden));
+	/* their server's bytes are ours, but for the flags byte they do not send */
+	assert_memory_equal(&theirs, golden, sizeof(theirs));
+	struct rpmafio_ws from_theirs;
+	assert_int_equal(rpmafio_ws_decode(&theirs, sizeof(theirs), &from_theirs, err,
+		sizeof(err)), 0);
+	assert_false(from_theirs.flush_native);
 	/* and ours decode as theirs (an APM server: max_msg_num 0, no direct write) */
 	struct rpmafio_ws ws = golden_ws();
 	uint8_t out[RPMAFIO_WS_SIZE];
@@ -127,6 +134,11 @@ static void decode_padded_and_minimal(void **state)
 	assert_int_equal(rpmafio_ws_decode(padded, sizeof(padded), &ws, err, sizeof(err)), 0);
 	assert_int_equal(ws.mr_desc_size, 21);
 	assert_memory_equal(ws.mr_desc, desc21, sizeof(desc21));
+	assert_true(ws.flush_native);
+	/* a fio 3.33 server's 28 bytes, padded: the flags byte is a zero of the padding */
+	padded[RPMAFIO_WS_FLAGS_OFF] = 0;
+	assert_int_equal(rpmafio_ws_decode(padded, sizeof(padded), &ws, err, sizeof(err)), 0);
+	assert_false(ws.flush_native);
 	/* exactly the header and the announced descriptor is enough */
 	assert_int_equal(rpmafio_ws_decode(golden, 4 + 21, &ws, err, sizeof(err)), 0);
 }
@@ -162,6 +174,13 @@ static void decode_untrusted(void **state)
 	/* mr_desc_size bigger than what arrived */
 	assert_int_equal(rpmafio_ws_decode(golden, 4 + 20, &ws, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "holds only 20 bytes"));
+
+	/* a flag this side does not know: refused, not ignored */
+	uint8_t f[RPMAFIO_WS_SIZE];
+	memcpy(f, golden, sizeof(f));
+	f[RPMAFIO_WS_FLAGS_OFF] = 0x81;
+	assert_int_equal(rpmafio_ws_decode(f, sizeof(f), &ws, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown flags 0x81 at byte 28"));
 
 	assert_int_equal(ws.max_msg_num, 7); /* untouched on failure */
 	/* no error buffer: still fails cleanly */

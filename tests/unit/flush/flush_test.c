@@ -82,11 +82,8 @@ static void new_with_flush_capable_device(void **state)
 	struct rpma_peer *peer = peer_new_ok();
 	struct rpma_flush *flush = NULL;
 	assert_int_equal(rpma_flush_new(peer, &flush), 0);
-#ifdef RPMA_HAVE_IBV_WR_FLUSH
-	assert_int_equal(fake_calls("ibv_reg_mr"), 0); /* native: nothing to read into */
-#else
-	assert_int_equal(fake_calls("ibv_reg_mr"), 1); /* this build can only emulate */
-#endif
+	/* native or not, the read buffer is there: a region may still need the emulation */
+	assert_int_equal(fake_calls("ibv_reg_mr"), 1);
 	assert_int_equal(rpma_flush_delete(&flush), 0);
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
@@ -220,6 +217,38 @@ static void execute_post_fails(void **state)
 	exec_env_delete(&env);
 }
 
+/* a region the application vouched for is still emulated on a device without FLUSH */
+static void vouched_region_emulated_without_native_device(void **state)
+{
+	(void)state;
+	struct exec_env env;
+	exec_env_new(&env);
+	assert_false(rpma_flush_is_native(env.flush, env.dst));
+	assert_int_equal(rpma_mr_remote_set_flush_native(env.dst), 0);
+	assert_false(rpma_flush_is_native(env.flush, env.dst));
+	assert_int_equal(rpma_flush_execute(env.flush, env.id->qp, env.dst, 0, 64,
+		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
+	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
+	exec_env_delete(&env);
+}
+
+/* a registration for flush on a device without FLUSH has no flush access to advertise */
+static void local_region_not_native_without_native_device(void **state)
+{
+	(void)state;
+	static char region[64];
+	struct rpma_peer *peer = peer_new_ok();
+	struct rpma_mr_local *mr = NULL;
+	bool native = true;
+	assert_int_equal(rpma_mr_reg(peer, region, sizeof(region),
+		RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, &mr), 0);
+	assert_int_equal(rpma_mr_get_flush_native(mr, &native), 0);
+	assert_false(native);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -232,6 +261,8 @@ int main(void)
 		T(execute_emulated_reads_at_most_8_bytes),
 		T(execute_emulated_zero_length),
 		T(execute_post_fails),
+		T(vouched_region_emulated_without_native_device),
+		T(local_region_not_native_without_native_device),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

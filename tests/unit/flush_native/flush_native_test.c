@@ -2,9 +2,10 @@
 /*
  * flush_native_test.c -- the native flush path (IBV_WR_FLUSH), built with
  * wr_flush_shim.h because Debian 12's rdma-core lacks ibv_wr_flush: a
- * flush-capable device gets a QP with the flush send operation, a flush
- * object without a bounce buffer, and rpma_flush_execute() posts one
- * ibv_wr_flush over exactly the requested range with the right placement.
+ * flush-capable device gets a QP with the flush send operation, and
+ * rpma_flush_execute() posts one ibv_wr_flush over exactly the requested
+ * range with the right placement -- to a remote region the application
+ * vouched for; any other region gets the emulating read.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -36,7 +37,7 @@ static struct {
 	struct rpma_mr_remote *dst;
 } fx;
 
-static struct rpma_mr_remote *remote_new(void)
+static struct rpma_mr_remote *remote_new(int usage)
 {
 	uint8_t desc[RPMA_MR_DESCRIPTOR_SIZE] = {0};
 	for (int i = 0; i < 8; i++)
@@ -44,7 +45,7 @@ static struct rpma_mr_remote *remote_new(void)
 	desc[10] = 0x01; /* length 0x10000 */
 	desc[16] = (uint8_t)RKEY;
 	desc[17] = (uint8_t)(RKEY >> 8);
-	desc[20] = RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+	desc[20] = (uint8_t)usage;
 	struct rpma_mr_remote *mr = NULL;
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
 	return mr;
@@ -65,7 +66,8 @@ static int setup(void **state)
 	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.cq, NULL, NULL, rpma_conn_cfg_default()), 0);
 	assert_int_equal(rpma_flush_new(fx.peer, &fx.flush), 0);
-	fx.dst = remote_new();
+	fx.dst = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_int_equal(rpma_mr_remote_set_flush_native(fx.dst), 0);
 	return 0;
 }
 
@@ -90,11 +92,47 @@ static void qp_enables_the_flush_operation(void **state)
 	assert_non_null(ibv_qp_to_qp_ex(fx.id->qp));
 }
 
-static void native_flush_needs_no_bounce_buffer(void **state)
+static void flush_keeps_a_buffer_for_the_emulation(void **state)
 {
 	(void)state;
-	/* the emulation registers an 8-byte buffer; the native path registers nothing */
-	assert_int_equal(fake_calls("ibv_reg_mr"), 0);
+	/* 8 bytes registered for the regions that cannot take a native FLUSH */
+	assert_int_equal(fake_calls("ibv_reg_mr"), 1);
+	assert_int_equal(fake_last_mr->length, RPMA_FLUSH_EMULATION_READ_LEN);
+}
+
+/*
+ * The decision: native only for a region the application vouched for. A
+ * region of a librpma 1.x peer (nobody vouches) gets the read, which its
+ * registration allows, never a FLUSH it would answer with an access error.
+ */
+static void unvouched_region_gets_the_emulating_read(void **state)
+{
+	(void)state;
+	struct rpma_mr_remote *plain = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	assert_false(rpma_flush_is_native(fx.flush, plain));
+	assert_true(rpma_flush_is_native(fx.flush, fx.dst));
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, plain, 256, 4096,
+		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
+	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
+	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(fake_posted.send_wr.wr.rdma.remote_addr, RADDR + 256);
+	assert_int_equal(rpma_mr_remote_delete(&plain), 0);
+}
+
+static void set_flush_native_cases(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_mr_remote_set_flush_native(NULL), RPMA_E_INVAL);
+	/* a region registered for no flush has no flush access to vouch for */
+	struct rpma_mr_remote *noflush = remote_new(RPMA_MR_USAGE_WRITE_DST |
+		RPMA_MR_USAGE_READ_SRC);
+	assert_int_equal(rpma_mr_remote_set_flush_native(noflush), RPMA_E_NOSUPP);
+	assert_false(rpma_flush_is_native(fx.flush, noflush));
+	assert_int_equal(rpma_mr_remote_delete(&noflush), 0);
+	struct rpma_mr_remote *vis = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+	assert_int_equal(rpma_mr_remote_set_flush_native(vis), 0);
+	assert_true(rpma_flush_is_native(fx.flush, vis));
+	assert_int_equal(rpma_mr_remote_delete(&vis), 0);
 }
 
 static void execute_posts_one_flush_over_the_range(void **state)
@@ -166,23 +204,28 @@ static void reg_gives_flush_access_on_native_device(void **state)
 	static const struct {
 		int usage;
 		int access;
+		bool native;
 	} cases[] = {
 		{RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
-			IBV_ACCESS_REMOTE_READ | RPMA_ACCESS_FLUSH_GLOBAL},
+			IBV_ACCESS_REMOTE_READ | RPMA_ACCESS_FLUSH_GLOBAL, true},
 		{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, IBV_ACCESS_REMOTE_READ |
-			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT},
+			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT, true},
 		{RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ |
-			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT},
+			RPMA_ACCESS_FLUSH_GLOBAL | RPMA_ACCESS_FLUSH_PERSISTENT, true},
 		/* no flush usage, no flush access */
 		{RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC,
-			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ},
+			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ, false},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct rpma_mr_local *mr = NULL;
 		fake_last_mr_access = -1;
 		assert_int_equal(rpma_mr_reg(fx.peer, region, sizeof(region), cases[i].usage, &mr), 0);
 		assert_int_equal(fake_last_mr_access, cases[i].access);
+		bool native = !cases[i].native;
+		assert_int_equal(rpma_mr_get_flush_native(mr, &native), 0);
+		assert_int_equal(native, cases[i].native);
+		assert_int_equal(rpma_mr_get_flush_native(mr, NULL), RPMA_E_INVAL);
 		assert_int_equal(rpma_mr_dereg(&mr), 0);
 	}
 }
@@ -192,7 +235,9 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 	const struct CMUnitTest tests[] = {
 		T(qp_enables_the_flush_operation),
-		T(native_flush_needs_no_bounce_buffer),
+		T(flush_keeps_a_buffer_for_the_emulation),
+		T(unvouched_region_gets_the_emulating_read),
+		T(set_flush_native_cases),
 		T(execute_posts_one_flush_over_the_range),
 		T(execute_complete_fails),
 		T(flush_completion_reports_as_flush),

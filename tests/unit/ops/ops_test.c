@@ -443,6 +443,23 @@ static void flush_emulated_posts_a_read(void **state)
 		RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
 }
 
+/* on a device without FLUSH every flush is emulated, vouched for or not */
+static void flush_native_query(void **state)
+{
+	(void)state;
+	bool native = true;
+	assert_int_equal(rpma_conn_get_flush_native(NULL, fx.remote, &native), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_get_flush_native(fx.conn, NULL, &native), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_get_flush_native(fx.conn, fx.remote, NULL), RPMA_E_INVAL);
+	assert_true(native); /* untouched on failure */
+	assert_int_equal(rpma_conn_get_flush_native(fx.conn, fx.remote, &native), 0);
+	assert_false(native);
+	assert_int_equal(rpma_mr_remote_set_flush_native(fx.remote), 0);
+	native = true;
+	assert_int_equal(rpma_conn_get_flush_native(fx.conn, fx.remote, &native), 0);
+	assert_false(native);
+}
+
 /* ---- send, send with immediate data, recv ---- */
 
 static void send_invalid_arguments(void **state)
@@ -587,6 +604,7 @@ int main(void)
 		TEST(flush_invalid_arguments),
 		TEST(flush_support_rules),
 		TEST(flush_emulated_posts_a_read),
+		TEST(flush_native_query),
 		TEST(send_invalid_arguments),
 		TEST(send_posts),
 		TEST(recv_invalid_arguments),
