@@ -301,7 +301,7 @@ build_report() {
 # the report's summary table, its status and where it is
 show_summary() {
 	echo
-	sed -n '/^## Summary/,/^## Charts/p' "$OUT/report.md" | sed '1d;$d'
+	sed -n '/^## Summary/,/^## Environment/p' "$OUT/report.md" | sed '1d;$d'
 	echo "status: $(cat "$OUT/status")"
 	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
 }

@@ -478,24 +478,31 @@ def md_to_html(md_lines, charts, folder, title):
            "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #aaa;"
            "padding:2px 6px;text-align:right}.partial{color:#b00;font-weight:bold}</style>",
            "</head><body>"]
-    in_table = False
+    open_block = None  # "table" or "ul": the block the previous lines opened
     for line in md_lines:
         esc = line.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
         esc = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", esc)
         esc = re.sub(r"`(.+?)`", r"<code>\1</code>", esc)
-        if line.startswith("|"):
-            cells = [c.strip() for c in esc.strip("|").split("|")]
+        block = "table" if line.startswith("|") else "ul" if line.startswith("- ") else None
+        if open_block and block != open_block:
+            out.append(f"</{open_block}>")
+            open_block = None
+        if block == "table":
             if set(line) <= set("|-"):
                 continue
-            tag = "th" if not in_table else "td"
-            if not in_table:
+            cells = [c.strip() for c in esc.strip("|").split("|")]
+            tag = "th" if not open_block else "td"
+            if not open_block:
                 out.append("<table>")
-                in_table = True
+                open_block = "table"
             out.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
             continue
-        if in_table:
-            out.append("</table>")
-            in_table = False
+        if block == "ul":
+            if not open_block:
+                out.append("<ul>")
+                open_block = "ul"
+            out.append(f"<li>{esc[2:]}</li>")
+            continue
         m = re.match(r"(#+) (.*)", line)
         if m:
             n = len(m.group(1))
@@ -509,8 +516,8 @@ def md_to_html(md_lines, charts, folder, title):
         elif line.strip():
             cls = " class='partial'" if "PARTIAL" in line else ""
             out.append(f"<p{cls}>{esc}</p>")
-    if in_table:
-        out.append("</table>")
+    if open_block:
+        out.append(f"</{open_block}>")
     out.append("</body></html>")
     return "\n".join(out)
 
@@ -543,13 +550,15 @@ def build(folder):
            "(min..max in brackets). `x no-flush`: no-flush IOPS / the method's IOPS at the "
            "same point (what persistence costs); `of raw`: the method's IOPS / perftest's.",
            "", "Methods:", ""]
-    md += [f"- `{m}`: {d}" for m, d in METHODS.items()]
+    ran = {r["method"] for r in rows}
+    md += [f"- `{m}`: {d}" for m, d in METHODS.items() if m in ran]
     md += ["", "## Summary", ""] + summary_table(rows)
+    # where the figures come from (the VM's accelerator above all) before the charts
+    md += ["", "## Environment", ""] + env_lines(env, options)
     md += ["", "## Charts", ""]
     for c in charts:
         md += [f"![chart](charts/{c}.png)", ""]
-    md += ["## Environment", ""] + env_lines(env, options)
-    md += ["", "Files: `results.csv` (one row per point), `runs/` (raw fio JSON and perftest "
+    md += ["Files: `results.csv` (one row per point), `runs/` (raw fio JSON and perftest "
            "output of every run), `charts/` (PNG, SVG, gnuplot scripts and data).", ""]
     write_reports(folder, "rpma-fio matrix report", md)
     print(os.path.join(folder, "report.html"))

@@ -163,6 +163,8 @@ main() {
 	check "charts of A" charts_exist "$WORK/a" lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write \
 		overhead_vs_noflush fraction_of_raw
 	check "HTML of A self-contained" html_is_self_contained "$WORK/a/report.html"
+	check "report HTML: lists, tables, no literal Markdown; A's methods and environment" \
+		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"
 	check "A is complete (no PARTIAL)" bash -c "! grep -q PARTIAL '$WORK/a/report.md'"
 	check "build B" python3 "$MATRIX_PY" build "$WORK/b"
