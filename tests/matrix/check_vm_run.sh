@@ -51,6 +51,8 @@ grep -q '<svg' "$OUT/report.html" 2>/dev/null || fail "report.html has no inline
 # the environment says which accelerator ran the VM (KVM's figures are not TCG's)
 grep -Eq '^\| in Soft-RoCE VM \| yes, accelerator (kvm|tcg) \|' "$OUT/report.md" 2>/dev/null ||
 	fail "the report's environment does not say which accelerator ran the VM"
+# as a person sees it: headless Chromium renders it (screenshot kept: build/matrix-ci/report.png)
+tests/matrix/render_check.sh "$OUT" || fail "report.html does not render properly in Chromium"
 [ "$FAILED" -gt 0 ] || echo "PASS --quick matrix: every point measured and reported"
 
 scripts/softroce-vm run -q --timeout 120 -- tests/matrix/no_flush_vm.sh || fail "the no_flush check"

@@ -6,7 +6,8 @@
 # charts that exist and are not empty, the HTML report self-contained, missing
 # and partial marked, and the noise flag of compare. Also the CLI's checks, and
 # the sweep job files: the committed files are the generator's output, their
-# sections pair up, and `run_matrix.sh report` of fixture sweep JSON.
+# sections pair up, and `run_matrix.sh report` of fixture sweep JSON. And the report
+# as a browser shows it (tests/matrix/render_check.sh: headless Chromium).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -165,6 +166,8 @@ main() {
 	check "HTML of A self-contained" html_is_self_contained "$WORK/a/report.html"
 	check "report HTML: lists, tables, no literal Markdown; A's methods and environment" \
 		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
+	check "report HTML rendered by headless Chromium (screenshot a/report.png)" \
+		"$HERE/render_check.sh" "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"
 	check "A is complete (no PARTIAL)" bash -c "! grep -q PARTIAL '$WORK/a/report.md'"
 	check "build B" python3 "$MATRIX_PY" build "$WORK/b"
