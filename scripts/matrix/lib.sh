@@ -114,14 +114,20 @@ run_fio() {
 	flushes_as_planned "$stem" "$method"
 }
 
+# "F K": the flushes the APM clients of LOG posted, and how many completed as the device's
+# own RDMA FLUSH (their closing notes, summed over the jobs; "0 0" when there is none).
+flush_counts() {
+	sed -nE 's/.* ([0-9]+) flushes: ([0-9]+) completed as the device.*/\1 \2/p' "$1" |
+		awk '{ f += $1; k += $2 } END { print f + 0, k + 0 }'
+}
+
 # The APM client's note "F flushes: K completed as the device's own RDMA FLUSH, ...":
 # apm-native must have flushed natively only, apm never (else the run does not count).
 flushes_as_planned() {
 	local stem=$1 method=$2 counts f k
 	case $method in apm | apm-native) ;; *) return 0 ;; esac
 	# (no process substitution: the guest has no /dev/fd)
-	counts=$(sed -nE 's/.* ([0-9]+) flushes: ([0-9]+) completed as the device.*/\1 \2/p' \
-		"$stem.client.log" | awk '{ f += $1; k += $2 } END { print f + 0, k + 0 }')
+	counts=$(flush_counts "$stem.client.log")
 	f=${counts% *} k=${counts#* }
 	if [ "$method" = apm-native ] && { [ "$f" -eq 0 ] || [ "$k" -ne "$f" ]; }; then
 		echo "apm-native: $k of $f flushes completed as native FLUSH" >"$stem.failed"

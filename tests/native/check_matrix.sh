@@ -7,7 +7,7 @@
 # it completed, that every point has figures in results.csv and in the report, that the
 # report describes apm-native, and -- from each run's client log -- that every apm-native
 # flush completed as a native FLUSH and no apm flush did (run_matrix.sh fails such a run
-# itself; this checks the logs independently).
+# itself; this reads the logs again, with the same parser).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,6 +17,10 @@ fail() {
 	echo "FAIL $*"
 	FAILED=$((FAILED + 1))
 }
+
+# flush_counts: the parser of the APM client's closing note that run_matrix.sh uses
+# shellcheck source=scripts/matrix/lib.sh
+. "$ROOT/scripts/matrix/lib.sh"
 
 cd "$ROOT"
 rm -rf "$OUT"
@@ -39,8 +43,7 @@ while IFS=$'\t' read -r id method _ rw bs qd _ _; do
 	fi
 	for log in "$OUT"/runs/"$id"-r*.client.log; do
 		[ -e "$log" ] || { fail "point $id: no client log"; continue; }
-		counts=$(sed -nE 's/.* ([0-9]+) flushes: ([0-9]+) completed as the device.*/\1 \2/p' "$log" |
-			awk '{ f += $1; k += $2 } END { print f + 0, k + 0 }')
+		counts=$(flush_counts "$log")
 		f=${counts% *} k=${counts#* }
 		case $method in
 		apm-native)
