@@ -7,7 +7,18 @@
 test-matrix:
 	@tests/matrix/test_matrix.sh
 
-test-matrix-vm: engines
+test-matrix-vm: engines peer
 	@tests/matrix/check_vm_run.sh
 
 .PHONY: test-matrix test-matrix-vm
+
+# the per-I/O cost counter the matrix preloads into fio (ours and the peer's):
+# post calls, work requests, polls, completions (tests/tools/verbs_count.c)
+VERBS_COUNT := $(BUILD)/tests/tools/libverbs_count.so
+
+$(VERBS_COUNT): tests/tools/verbs_count.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -D_GNU_SOURCE $(PROVIDER_CFLAGS) \
+		-o $@ $< -ldl -lpthread
+
+engines: $(VERBS_COUNT)

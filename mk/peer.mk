@@ -3,12 +3,19 @@
 #
 #   make peer           build/peer/fio (scripts/build-peer.sh; idempotent)
 #   make test-interop   tests/e2e/interop.sh in the Soft-RoCE VM (with --pmem)
-#   make bench          scripts/bench-vs-peer.sh: ours vs the peer, writes
-#                       docs/BENCHMARKS.md (BENCH_ARGS="--repeats 5 --runtime 10")
+#   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
+#                       ours,peer over the benchmark's points into build/bench/<date-time>,
+#                       then docs/BENCHMARKS.md from it (matrix.py benchmarks), with the
+#                       findings of docs/benchmarks-findings.md (BENCH_ARGS overrides the
+#                       points and runs, e.g. BENCH_ARGS="--repeats 5 --runtime 10")
 
 PEER_DIR := $(BUILD)/peer
 PEER_FIO := $(PEER_DIR)/fio
-BENCH_ARGS ?=
+# APM and GPSPM (both server modes) random writes at depth 1 (sync), batched at 8 and 32,
+# and 64 KiB; random reads; raw verbs beside them; instructions at 4 KiB (~25 min in the VM)
+BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write,read --lat-bs 4k --bw-bs 64k \
+	--read-bs 4k --bw-qd 8 --qd 8,32 --repeats 3 --runtime 2 --ramp 1 --mem-size 16m --instructions
+BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
 # one VM at a time on a small machine: runs wait for each other
 VM_LOCK ?= /tmp/rpma-vm.lock
 
@@ -22,6 +29,8 @@ test-interop: peer engines
 test-e2e e2e-build: peer
 
 bench: peer engines
-	scripts/bench-vs-peer.sh $(BENCH_ARGS)
+	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
+	python3 scripts/matrix/matrix.py benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
+		--notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

@@ -25,6 +25,8 @@ SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
 RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
 DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL=
 NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
+IMPLS=ours COSTS=1 INSTRUCTIONS=0
+PEER_FIO=build/peer/fio
 PLAN_ARGS=()
 # seconds each run costs besides its runtime + ramp (process start-up, connection)
 OVERHEAD_HW=1 OVERHEAD_VM=3
@@ -41,13 +43,22 @@ and perftest, N runs per point, and writes raw JSON, results.csv, charts and
 report.md / report.html (default folder build/matrix/<date-time>).
 
 Presets (the sweep; every option below overrides its part):
-  --quick              1 run per point, 1 s runs, 25 points: a smoke test (~2-3 min in the VM)
+  --quick              1 run per point, 1 s runs, 25 points: a smoke test (~4 min in the VM)
   (default)            3 runs per point, 2 s runs + 1 s ramp, 37 points (~10-12 min in the VM)
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
   --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,noflush,raw (default:
                        all; apm-native only with --native)
+  --impl LIST          ours,peer: whose engines run the methods (default ours): peer is
+                       fio 3.33's in-tree librpma engines over upstream librpma 1.2.0
+                       (make peer: build/peer/fio), for apm, gpspm-busy and gpspm-sleep
+                       (not GPSPM reads: its client cannot read); the report compares
+  --no-costs           skip the cost run of each point (see below)
+  --instructions       also count the user-space instructions per I/O of the engine and
+                       library (valgrind's callgrind, 500 I/Os, busy polling) at the 4 KiB
+                       write points of apm and gpspm-sleep (a server that sleeps, so that
+                       its count is its work): slow (~1 min a run under TCG)
   --native             the build with native RDMA FLUSH (make native: build/native/,
                        a newer rdma-core): adds apm-native (the device's own FLUSH)
                        beside apm (the flush emulated by a read); in the VM, kernel 6.12
@@ -62,6 +73,13 @@ The sweep:
   --repeats N          runs per point (median, min, max)
   --runtime S          seconds of each measured run
   --ramp S             seconds of warm-up before each run
+
+Per-I/O costs: after its measured runs, each fio point runs once more with exactly
+2000 I/Os per job (8 MiB for larger blocks), no ramp, the client sleeping on its
+completions (busy_wait_polling=0; the peer's client always busy-polls), under
+tests/tools/verbs_count.c on both sides: post calls (doorbells), work requests and
+completions per I/O, client and server; packets on the wire per I/O (the RDMA
+devices' sent_pkts); CPU time per I/O from fio's usr+sys.
 
 Where:
   --server HOST        start the server side on HOST over ssh (key-based, BatchMode)
@@ -132,6 +150,9 @@ parse_args() {
 		--direct-write) DIRECT_WRITE=1 ;;
 		--pmem) VM_PMEM=1 ;;
 		--native) NATIVE=1; PLAN_ARGS+=(--native) ;;
+		--impl) need_value "$@"; IMPLS=$2; PLAN_ARGS+=(--impls "$2"); shift ;;
+		--no-costs) COSTS=0 ;;
+		--instructions) INSTRUCTIONS=1 ;;
 		--out) need_value "$@"; OUT=$2; shift ;;
 		--dry-run) DRY_RUN=1 ;;
 		--in-vm) IN_VM=1 ;;
@@ -177,7 +198,13 @@ check_tools() {
 			command -v "$t" >/dev/null || die "$t is missing (package perftest): run scripts/deps.sh"
 		done
 	fi
-	for t in build/librpma_apm.so build/librpma_gpspm.so; do
+	if [ "$INSTRUCTIONS" = 1 ]; then
+		command -v valgrind >/dev/null || die "--instructions: valgrind is missing: run scripts/deps.sh"
+	fi
+	if [[ ,$IMPLS, == *,peer,* ]]; then
+		[ -x "$ROOT/$PEER_FIO" ] || die "--impl peer: $PEER_FIO is missing: run make peer"
+	fi
+	for t in build/librpma_apm.so build/librpma_gpspm.so build/tests/tools/libverbs_count.so; do
 		[ -f "$ROOT/$ENGINE_DIR/${t#build/}" ] || die "$ENGINE_DIR/${t#build/} is missing: run make $MAKE_TARGET"
 	done
 	if [ "$NATIVE" = 1 ]; then
@@ -191,7 +218,7 @@ check_tools() {
 }
 
 plan_methods() {
-	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" | awk -F'\t' 'NR > 1 { print $2 }' | sort -u
+	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" | awk -F'\t' 'NR > 1 { print $3 }' | sort -u
 }
 
 has_rdma_device() {
@@ -205,10 +232,15 @@ dry_run() {
 	has_rdma_device || overhead=$OVERHEAD_VM
 	n=$(($(wc -l <<<"$plan") - 1))
 	column -t -s $'\t' <<<"$plan"
-	local secs=$((n * REPEATS * (RUNTIME + RAMP + overhead)))
+	local secs=$((n * REPEATS * (RUNTIME + RAMP + overhead))) costs=0
+	# a cost run: start-up and a few seconds of I/O (2000 I/Os, 8 MiB at most)
+	if [ "$COSTS" = 1 ]; then
+		costs=$(awk -F'\t' 'NR > 1 && $3 != "raw"' <<<"$plan" | wc -l)
+		secs=$((secs + costs * (overhead + 3)))
+	fi
 	echo
-	echo "$n points x $REPEATS runs, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up):" \
-		"about $((secs / 60)) min $((secs % 60)) s"
+	echo "$n points x $REPEATS runs, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up)," \
+		"$costs cost runs: about $((secs / 60)) min $((secs % 60)) s"
 }
 
 # ---- measuring (here, or inside the VM) ----
@@ -218,7 +250,8 @@ write_options() {
 		preset "$PRESET" repeats "$REPEATS" runtime "$RUNTIME" ramp "$RAMP" \
 		server_ip "$SERVER_IP" server_host "${SSH_HOST:-local}" server_mem "$SERVER_MEM" \
 		server_size "$SERVER_SIZE" direct_write_to_pmem "$DIRECT_WRITE" \
-		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" \
+		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" impls "$IMPLS" costs "$COSTS" \
+		instructions "$INSTRUCTIONS" \
 		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
 }
 
@@ -249,8 +282,8 @@ measure() {
 	n=$(($(wc -l <"$OUT/plan.tsv") - 1))
 	total=$((n * REPEATS))
 	start=$(date +%s)
-	local id method workload rw bs qd sync nj r
-	while IFS=$'\t' read -r -u 3 id method workload rw bs qd sync nj; do
+	local id impl method workload rw bs qd sync nj r
+	while IFS=$'\t' read -r -u 3 id impl method workload rw bs qd sync nj; do
 		[ "$id" != id ] || continue # the header
 		for ((r = 1; r <= REPEATS; r++)); do
 			k=$((k + 1))
@@ -258,22 +291,36 @@ measure() {
 			local elapsed eta=""
 			elapsed=$(($(date +%s) - start))
 			[ "$k" -gt 1 ] && eta=" ETA $(fmt_secs $((elapsed * (total - k + 1) / (k - 1))))"
-			printf '[%d/%d] %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s run %d/%d%s\n' \
-				"$k" "$total" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$r" "$REPEATS" "$eta" >&2
+			printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s run %d/%d%s\n' \
+				"$k" "$total" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$r" "$REPEATS" "$eta" >&2
 			local stem=$OUT/runs/$id-r$r
 			if [ "$method" = raw ]; then
 				local tool
 				tool=$(raw_tool "$rw" "$sync")
 				run_perftest "$stem" "$tool" "$bs" "$qd" "$port" || failed=$((failed + 1))
 			else
-				run_fio "$stem" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" ||
+				run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" ||
 					failed=$((failed + 1))
 			fi
-			if [ -e "$stem.failed" ]; then
-				echo "  failed: $(cat "$stem.failed") (logs: $stem.*)" >&2
-				tail -n 3 "$stem".*.log 2>/dev/null | sed 's/^/  | /' >&2
-			fi
+			report_failure "$stem"
 		done
+		if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
+			port=$((port + nj))
+			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
+				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
+			run_fio "$OUT/runs/$id-cost" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 1 ||
+				failed=$((failed + 1))
+			report_failure "$OUT/runs/$id-cost"
+		fi
+		if [ "$INSTRUCTIONS" = 1 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
+				[[ $method == apm || $method == gpspm-sleep ]]; then
+			port=$((port + nj))
+			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
+				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
+			run_fio "$OUT/runs/$id-instr" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 2 ||
+				failed=$((failed + 1))
+			report_failure "$OUT/runs/$id-instr"
+		fi
 	done 3<"$OUT/plan.tsv"
 	trap - INT TERM
 	if [ "$failed" -gt 0 ]; then
@@ -282,6 +329,12 @@ measure() {
 		echo complete >"$OUT/status"
 	fi
 	echo "$PROG: $total runs in $(fmt_secs $(($(date +%s) - start))), $failed failed" >&2
+}
+
+report_failure() {
+	[ -e "$1.failed" ] || return 0
+	echo "  failed: $(cat "$1.failed") (logs: $1.*)" >&2
+	tail -n 3 "$1".*.log 2>/dev/null | sed 's/^/  | /' >&2
 }
 
 raw_tool() {
@@ -369,6 +422,7 @@ main() {
 	parse_args "$@"
 	ENGINE_DIR=build MAKE_TARGET=engines
 	[ "$NATIVE" = 0 ] || ENGINE_DIR=build/native MAKE_TARGET=native
+	VERBS_COUNT=$ENGINE_DIR/tests/tools/libverbs_count.so
 	cd "$ROOT"
 	# a dry run only prints the plan: it needs neither the engines nor the tools
 	if [ "$DRY_RUN" = 1 ]; then

@@ -77,6 +77,24 @@ static void post_failed(struct rpmafio_client *c, struct io_u *io_u, int ret)
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
 }
 
+/*
+ * The I/Os of a submission and their flush go to the device as one chain:
+ * one post (one doorbell; on Soft-RoCE one system call) instead of one each.
+ */
+static inline void chain_begin(struct rpmafio_client *c)
+{
+	(void)rpma_conn_batch_begin(c->conn); /* fails only when one is open: never here */
+}
+
+static inline void chain_end(struct rpmafio_client *c, uint32_t n)
+{
+	char buf[128];
+	int ret = rpma_conn_batch_end(c->conn);
+	if (ret && !c->broken)
+		rpmafio_io_break(c, EIO, "cannot post %u I/O%s and their flush: %s", n,
+			n == 1 ? "" : "s", rpmafio_rpma_err(ret, buf, sizeof(buf)));
+}
+
 static const char *wc_hint(enum ibv_wc_status status)
 {
 	switch (status) {
@@ -241,10 +259,12 @@ enum fio_q_status rpmafio_io_queue(struct rpmafio_client *c, struct io_u *io_u)
 		fio_gettime(&io_u->issue_time, NULL);
 	rpmafio_ring_push(&c->ring, io_u);
 	if (rpmafio_batch_flushes(job->o, io_u->ddir == DDIR_WRITE)) {
+		chain_begin(c);
 		if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ON_ERROR)))
 			post_failed(c, io_u, ret);
 		else if (job->method->client.flush(c, io_u->offset, io_u->xfer_buflen, io_u))
 			rpmafio_io_break(c, EIO, "the flush could not be posted");
+		chain_end(c, 1);
 	} else if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ALWAYS))) {
 		post_failed(c, io_u, ret);
 	}
@@ -297,20 +317,22 @@ int rpmafio_io_commit(struct rpmafio_client *c)
 
 	/* only the last operation of the batch is signalled: the flush if there is one */
 	const bool flush = rpmafio_batch_flushes(job->o, !rpmafio_span_empty(&span));
+	chain_begin(c);
 	for (uint32_t i = 0; i < n; i++) {
 		struct io_u *io_u = c->queued[i];
 		int flags = (!flush && i == n - 1) ? RPMA_F_COMPLETION_ALWAYS :
 			RPMA_F_COMPLETION_ON_ERROR;
 		if ((ret = post_io(c, io_u, flags))) {
 			post_failed(c, io_u, ret);
-			goto out;
+			break;
 		}
 	}
-	if (flush && job->method->client.flush(c, span.start, rpmafio_span_len(&span),
-			c->queued[n - 1])) {
+	if (!c->broken && flush && job->method->client.flush(c, span.start,
+			rpmafio_span_len(&span), c->queued[n - 1]))
 		rpmafio_io_break(c, EIO, "the flush could not be posted");
+	chain_end(c, n);
+	if (c->broken)
 		goto out;
-	}
 
 	for (uint32_t i = 0; i < n; i++)
 		io_u_queued(td, c->queued[i]); /* fio's slat: issue - start */

@@ -15,9 +15,12 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"BS", "4k", "block size"},
 	{"IODEPTH", "1", "I/Os in flight per job"},
 	{"BATCH", "1", "I/Os posted together (iodepth_batch_submit): one flush per batch"},
+	{"BATCH_COMPLETE", "1", "completions reaped before the next submission (iodepth_batch_complete_min)"},
 	{"SYNC", "1", "1: every I/O completes (written and flushed) before the next starts"},
 	{"RUNTIME", "10s", "measured time"},
 	{"RAMP", "2s", "warm-up time not measured"},
+	{"TIME_BASED", "1", "1: run for RUNTIME; 0: until NUMBER_IOS I/Os (or the memory) are done"},
+	{"NUMBER_IOS", "0", "I/Os per job when TIME_BASED=0 (0: no limit)"},
 	{"RWMIXREAD", "70", "rw.fio: percentage of reads"},
 	{"BUSY_WAIT", "1", "1: poll the completion queue in a loop; 0: sleep on it"},
 	/* servers */

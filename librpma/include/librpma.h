@@ -352,6 +352,22 @@ int rpma_mr_remote_set_flush_native(struct rpma_mr_remote *mr);
 int rpma_conn_get_flush_native(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
 		bool *native);
 
+/*
+ * ---- rpma-fio extension (not in librpma 1.x): one doorbell for many operations ----
+ *
+ * Between rpma_conn_batch_begin() and rpma_conn_batch_end() the operations that
+ * post to the connection's send queue (rpma_read, rpma_write*, rpma_atomic_write,
+ * rpma_flush, rpma_send*) are only collected; rpma_conn_batch_end() hands them to
+ * the device in order with one post (one doorbell) instead of one each. An
+ * operation's errors may then surface only at rpma_conn_batch_end(). A thread that
+ * opens a batch owns the connection's send side until it ends it.
+ */
+/* Start collecting (RPMA_E_INVAL: conn is NULL or a batch is already open). */
+int rpma_conn_batch_begin(struct rpma_conn *conn);
+/* Post what was collected, with one doorbell, and stop collecting (RPMA_E_INVAL:
+ * no batch is open; RPMA_E_PROVIDER: the post failed, errno set). */
+int rpma_conn_batch_end(struct rpma_conn *conn);
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
 #endif

@@ -2,7 +2,8 @@
 /*
  * conn.c -- an established (or establishing) connection: the CM id with its
  * QP, the CQs, an event channel of the connection's own for its CM events,
- * the flush object, and the private data the peer sent.
+ * the flush object, the send requests collected for one doorbell
+ * (rpma_conn_batch_begin/end) and the private data the peer sent.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -13,6 +14,7 @@
 #include "flush.h"
 #include "log.h"
 #include "peer.h"
+#include "post_list.h"
 #include "private_data.h"
 
 struct rpma_conn {
@@ -23,6 +25,7 @@ struct rpma_conn {
 	bool rcq_of_srq;                  /* rcq is the SRQ's: not ours to delete */
 	struct ibv_comp_channel *channel; /* shared by cq and rcq, or NULL */
 	struct rpma_flush *flush;
+	struct rpma_post_list *post_list; /* collecting between batch_begin and batch_end */
 	/* set by rpma_conn_apply_remote_peer_cfg() while operations may run */
 	atomic_bool direct_write_to_pmem;
 	bool native_atomic_write;
@@ -49,9 +52,13 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = rpma_flush_new(peer, &conn->flush);
+	int ret = rpma_post_list_new(&conn->post_list);
 	if (ret)
 		goto err_free;
+
+	ret = rpma_flush_new(peer, &conn->flush);
+	if (ret)
+		goto err_post_list_delete;
 
 	conn->evch = rdma_create_event_channel();
 	if (conn->evch == NULL) {
@@ -80,6 +87,8 @@ err_destroy_evch:
 	rdma_destroy_event_channel(conn->evch);
 err_flush_delete:
 	(void)rpma_flush_delete(&conn->flush);
+err_post_list_delete:
+	rpma_post_list_delete(&conn->post_list);
 err_free:
 	free(conn);
 	return ret;
@@ -106,6 +115,25 @@ int rpma_conn_transfer_private_data(struct rpma_conn *conn,
 struct ibv_qp *rpma_conn_get_ibv_qp(const struct rpma_conn *conn)
 {
 	return conn->id->qp;
+}
+
+struct rpma_post_list *rpma_conn_get_post_list(const struct rpma_conn *conn)
+{
+	return conn->post_list;
+}
+
+int rpma_conn_batch_begin(struct rpma_conn *conn)
+{
+	if (conn == NULL)
+		return RPMA_E_INVAL;
+	return rpma_post_list_open(conn->post_list);
+}
+
+int rpma_conn_batch_end(struct rpma_conn *conn)
+{
+	if (conn == NULL)
+		return RPMA_E_INVAL;
+	return rpma_post_list_close(conn->post_list, conn->id->qp);
 }
 
 struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn)
@@ -359,6 +387,7 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 			conn_keep_first(&ret, conn_provider_failed(err, "ibv_destroy_comp_channel"));
 	}
 
+	rpma_post_list_delete(&conn->post_list);
 	rpma_private_data_delete(&conn->pdata);
 	free(conn);
 	*conn_ptr = NULL;

@@ -6,6 +6,7 @@
 #include "flush.h"
 #include "log.h"
 #include "mr.h"
+#include "post_list.h"
 #include "peer.h"
 
 struct rpma_flush {
@@ -98,13 +99,16 @@ bool rpma_flush_is_native(const struct rpma_flush *flush, const struct rpma_mr_r
 	return flush->native && rpma_mr_remote_is_flush_native(dst);
 }
 
-int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
+int rpma_flush_execute(struct rpma_flush *flush, struct rpma_post_list *list, struct ibv_qp *qp,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context)
 {
 #ifdef RPMA_HAVE_IBV_WR_FLUSH
-	if (rpma_flush_is_native(flush, dst))
-		return flush_native(qp, dst, dst_offset, len, type, flags, op_context);
+	if (rpma_flush_is_native(flush, dst)) {
+		/* posted by other means: what was collected goes first */
+		int ret = rpma_post_list_drain(list, qp);
+		return ret ? ret : flush_native(qp, dst, dst_offset, len, type, flags, op_context);
+	}
 #endif
 	/*
 	 * A read of the flushed range completes only after every earlier write
@@ -112,5 +116,5 @@ int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
 	 */
 	(void)type;
 	size_t read_len = len < RPMA_FLUSH_EMULATION_READ_LEN ? len : RPMA_FLUSH_EMULATION_READ_LEN;
-	return rpma_mr_read(qp, flush->buf_mr, 0, dst, dst_offset, read_len, flags, op_context);
+	return rpma_mr_read(list, qp, flush->buf_mr, 0, dst, dst_offset, read_len, flags, op_context);
 }

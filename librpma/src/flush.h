@@ -10,6 +10,8 @@
 
 #include "librpma.h"
 
+struct rpma_post_list;
+
 struct rpma_flush;
 
 /* Emulation reads up to this many bytes into a small registered buffer. */
@@ -20,7 +22,7 @@ int rpma_flush_delete(struct rpma_flush **flush_ptr);
 /* Post the flush on qp. RPMA_E_PROVIDER when posting fails. */
 /* Is a flush of dst through this object the device's own FLUSH (not the emulating read)? */
 bool rpma_flush_is_native(const struct rpma_flush *flush, const struct rpma_mr_remote *dst);
-int rpma_flush_execute(struct rpma_flush *flush, struct ibv_qp *qp,
+int rpma_flush_execute(struct rpma_flush *flush, struct rpma_post_list *list, struct ibv_qp *qp,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context);
 

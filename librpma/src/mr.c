@@ -13,6 +13,7 @@
 #include "log.h"
 #include "mr.h"
 #include "peer.h"
+#include "post_list.h"
 #include "provider.h"
 
 struct rpma_mr_local {
@@ -406,14 +407,12 @@ static void mr_send_wr(struct ibv_send_wr *wr, struct ibv_sge *sge, const struct
 	wr->send_flags = rpma_mr_send_flags(flags);
 }
 
-static int mr_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr)
+static int mr_post_send(struct rpma_post_list *list, struct ibv_qp *qp, struct ibv_send_wr *wr)
 {
-	struct ibv_send_wr *bad_wr;
-	int ret = ibv_post_send(qp, wr, &bad_wr);
-	return ret ? mr_provider_failed(ret, "ibv_post_send") : 0;
+	return rpma_post_list_post(list, qp, wr);
 }
 
-int rpma_mr_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
+int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context)
 {
@@ -423,10 +422,10 @@ int rpma_mr_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset
 	mr_send_wr(&wr, &sge, dst, dst_offset, len, IBV_WR_RDMA_READ, flags, op_context);
 	mr_remote_set(&wr, src, src_offset);
 
-	return mr_post_send(qp, &wr);
+	return mr_post_send(list, qp, &wr);
 }
 
-int rpma_mr_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
 {
@@ -438,7 +437,7 @@ int rpma_mr_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offs
 		wr.imm_data = htonl(imm);
 	mr_remote_set(&wr, dst, dst_offset);
 
-	return mr_post_send(qp, &wr);
+	return mr_post_send(list, qp, &wr);
 }
 
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
@@ -462,12 +461,16 @@ static int mr_atomic_write_native(struct ibv_qp *qp, struct rpma_mr_remote *dst,
 }
 #endif
 
-int rpma_mr_atomic_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const char src[8], int flags, const void *op_context, bool native)
 {
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
-	if (native)
-		return mr_atomic_write_native(qp, dst, dst_offset, src, flags, op_context);
+	if (native) {
+		/* posted by other means: what was collected goes first */
+		int ret = rpma_post_list_drain(list, qp);
+		return ret ? ret : mr_atomic_write_native(qp, dst, dst_offset, src, flags,
+			op_context);
+	}
 #else
 	(void)native; /* the peer never reports it without the verb */
 #endif
@@ -486,10 +489,10 @@ int rpma_mr_atomic_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t d
 	wr.send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
 	mr_remote_set(&wr, dst, dst_offset);
 
-	return mr_post_send(qp, &wr);
+	return mr_post_send(list, qp, &wr);
 }
 
-int rpma_mr_send(struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
+int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context)
 {
@@ -500,7 +503,7 @@ int rpma_mr_send(struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offs
 	if (opcode == IBV_WR_SEND_WITH_IMM)
 		wr.imm_data = htonl(imm);
 
-	return mr_post_send(qp, &wr);
+	return mr_post_send(list, qp, &wr);
 }
 
 static void mr_recv_wr(struct ibv_recv_wr *wr, struct ibv_sge *sge, struct rpma_mr_local *dst,

@@ -9,6 +9,8 @@
 #include <stdbool.h>
 #include "librpma.h"
 
+struct rpma_post_list;
+
 /* Size of the wire descriptor of a local region (addr 8 + len 8 + rkey 4 + usage 1). */
 #define RPMA_MR_DESCRIPTOR_SIZE 21
 
@@ -19,12 +21,15 @@ static inline unsigned rpma_mr_send_flags(int flags)
 		IBV_SEND_SIGNALED : 0;
 }
 
-/* All of these return 0 or RPMA_E_PROVIDER (ibv_post_* failed, errno set). */
-int rpma_mr_read(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
+/*
+ * All of these return 0 or RPMA_E_PROVIDER (ibv_post_* failed, errno set). The
+ * send-side ones post through list (NULL: at once; see post_list.h).
+ */
+int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context);
 /* opcode is IBV_WR_RDMA_WRITE or IBV_WR_RDMA_WRITE_WITH_IMM; imm in host order. */
-int rpma_mr_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context);
 /*
@@ -32,10 +37,10 @@ int rpma_mr_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offs
  * interface; otherwise a fenced, inlined 8-byte RDMA write, which the
  * responder places as one unit.
  */
-int rpma_mr_atomic_write(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const char src[8], int flags, const void *op_context, bool native);
 /* opcode is IBV_WR_SEND or IBV_WR_SEND_WITH_IMM; imm in host order. */
-int rpma_mr_send(struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
+int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context);
 int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, size_t len,

@@ -39,7 +39,7 @@ int rpma_read(struct rpma_conn *conn,
 	if (ops_rma_args_invalid(dst, src, dst_offset, src_offset, len))
 		return RPMA_E_INVAL;
 
-	return rpma_mr_read(rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
+	return rpma_mr_read(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
 		flags, op_context);
 }
 
@@ -54,7 +54,7 @@ static inline int ops_write(struct rpma_conn *conn,
 	if (ops_rma_args_invalid(src, dst, src_offset, dst_offset, len))
 		return RPMA_E_INVAL;
 
-	return rpma_mr_write(rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
+	return rpma_mr_write(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
 		flags, opcode, imm, op_context);
 }
 
@@ -87,7 +87,7 @@ int rpma_atomic_write(struct rpma_conn *conn,
 	if (flags == 0)
 		return RPMA_E_INVAL;
 
-	return rpma_mr_atomic_write(rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, flags,
+	return rpma_mr_atomic_write(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, flags,
 		op_context, rpma_conn_has_native_atomic_write(conn));
 }
 
@@ -152,7 +152,8 @@ int rpma_flush(struct rpma_conn *conn,
 		return RPMA_E_NOSUPP;
 	}
 
-	return rpma_flush_execute(rpma_conn_get_flush(conn), rpma_conn_get_ibv_qp(conn), dst,
+	return rpma_flush_execute(rpma_conn_get_flush(conn), rpma_conn_get_post_list(conn),
+		rpma_conn_get_ibv_qp(conn), dst,
 		dst_offset, len, type, flags, op_context);
 }
 
@@ -174,7 +175,7 @@ static inline int ops_send(struct rpma_conn *conn, const struct rpma_mr_local *s
 	if ((src == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
-	return rpma_mr_send(rpma_conn_get_ibv_qp(conn), src, offset, len, flags, opcode, imm,
+	return rpma_mr_send(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), src, offset, len, flags, opcode, imm,
 		op_context);
 }
 

@@ -3,7 +3,8 @@
 # over ssh), one fio or perftest run, the environment. Sourced by
 # scripts/run_matrix.sh, which sets ROOT, OUT, SERVER_IP, SSH_HOST, REMOTE_DIR,
 # RUNTIME, RAMP, SERVER_MEM, SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE,
-# ENGINE_DIR (build, or build/native) and RDMA_CORE_PREFIX (--native).
+# ENGINE_DIR (build, or build/native), RDMA_CORE_PREFIX (--native), PEER_FIO (the
+# peer's fio, --impl peer) and VERBS_COUNT (the cost counter, relative to the root).
 
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 MATRIX_CPID=''		# the running client
@@ -19,6 +20,16 @@ server_cmd() {
 	q=$(printf '%q ' "$@")
 	ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
 		"cd $(printf '%q' "$REMOTE_DIR") && echo \$\$ >/tmp/rpma-matrix-server.pid && exec $q"
+}
+
+# Run a short query on the server's host (no pid recorded: the server's stays).
+on_server() {
+	if [ -z "$SSH_HOST" ]; then
+		"$@"
+		return
+	fi
+	ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
+		"cd $(printf '%q' "$REMOTE_DIR") && $(printf '%q ' "$@")"
 }
 
 stop_server() {
@@ -39,13 +50,21 @@ stop_client() {
 	MATRIX_CPID=
 }
 
-# Wait until file $1 has a line matching $2 while the server lives (at most $3 s).
-wait_server_line() {
-	local log=$1 regex=$2 deadline=$((SECONDS + $3))
-	until grep -Eq "$regex" "$log" 2>/dev/null; do
+# Wait until RDMA CM IDs listen on ports $1 .. $1+$2-1 of the server's host while the
+# server lives (at most $3 s): one way for every server (ours, the peer's, perftest's
+# with -R), whatever it prints.
+wait_listening() {
+	local port=$1 count=$2 deadline=$((SECONDS + $3)) listening p missing
+	while :; do
+		listening=$(on_server rdma resource show cm_id 2>/dev/null | grep 'state LISTEN' || true)
+		missing=0
+		for ((p = port; p < port + count; p++)); do
+			grep -Eq ":$p( |$)" <<<"$listening" || { missing=1; break; }
+		done
+		[ "$missing" = 1 ] || return 0
 		kill -0 "$MATRIX_SPID" 2>/dev/null || return 1
 		[ "$SECONDS" -lt "$deadline" ] || return 1
-		sleep 0.1
+		sleep 0.2
 	done
 }
 
@@ -55,22 +74,112 @@ set_fio_vars() {
 	local method=$1 bs=$2 qd=$3 sync=$4 nj=$5 port=$6 busy=1
 	[ "$method" = gpspm-sleep ] && busy=0
 	FIO_VARS=(SERVER_IP="$SERVER_IP" PORT="$port" RUNTIME="${RUNTIME}s" RAMP="${RAMP}s"
-		BS="$bs" IODEPTH="$qd" BATCH="$qd" SYNC="$sync" NUMJOBS="$nj"
+		BS="$bs" IODEPTH="$qd" BATCH="$qd" BATCH_COMPLETE="$qd" SYNC="$sync" NUMJOBS="$nj"
 		SERVER_IODEPTH=$((qd > 64 ? qd : 64)) SERVER_BUSY_WAIT="$busy"
 		SERVER_MEM="$SERVER_MEM" SERVER_SIZE="$SERVER_SIZE" DIRECT_WRITE_TO_PMEM="$DIRECT_WRITE")
 }
 
-# One fio run of a point: server, then client. STEM: runs/<id>-r<k>.
-# Leaves STEM.json (client), STEM.server.json, logs; STEM.failed on failure.
-run_fio() {
-	local stem=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8
-	local engine=apm client_opts=() job run=(env)
+# I/Os per job of a cost run: enough to make the connection's own packets and work
+# requests a rounding error, few enough for TCG (2000 up to 4 KiB, 8 MiB beyond).
+cost_ios() {
+	local bs=$1 n
+	n=$((8 * 1024 * 1024 / $(size_bytes "$bs")))
+	[ "$n" -le 2000 ] || n=2000
+	[ "$n" -ge 200 ] || n=200
+	echo "$n"
+}
+
+size_bytes() {
+	case $1 in
+	*k) echo $((${1%k} * 1024)) ;;
+	*m) echo $((${1%m} * 1024 * 1024)) ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# The packets the RDMA devices of this host sent, summed (rxe's and most RNICs'
+# hw_counters; 0 where none are counted).
+sent_packets() {
+	cat /sys/class/infiniband/*/ports/*/hw_counters/sent_pkts 2>/dev/null |
+		awk '{ n += $1 } END { print n + 0 }'
+}
+
+# Packets on the wire so far: the client host's sends, plus the server host's when it
+# is another host (on one host, every packet is sent once and received once).
+wire_packets() {
+	local n
+	n=$(sent_packets)
+	if [ -n "$SSH_HOST" ]; then
+		n=$((n + $(on_server sh -c 'cat /sys/class/infiniband/*/ports/*/hw_counters/sent_pkts 2>/dev/null' |
+			awk '{ n += $1 } END { print n + 0 }')))
+	fi
+	echo "$n"
+}
+
+# I/Os per job of an instructions run (under callgrind, ~50 times slower)
+INSTR_IOS=500
+
+# callgrind around one side's fio: only the engine's I/O callbacks and all they call
+# are counted (fio's own core is left out), for IMPL and SIDE (client or server)
+callgrind_of() {
+	local impl=$1 side=$2 out=$3 fns=() f
+	case $impl-$side in
+	ours-client) fns=(rpmafio_queue rpmafio_commit rpmafio_getevents rpmafio_event) ;;
+	ours-server) fns=(rpmafio_queue) ;;
+	peer-client) fns=(librpma_fio_client_queue librpma_fio_client_commit
+		librpma_fio_client_getevents librpma_fio_client_event) ;;
+	peer-server) fns=(server_queue) ;;
+	esac
+	WRAP=(valgrind -q --tool=callgrind --collect-atstart=no --callgrind-out-file="$out")
+	for f in "${fns[@]}"; do WRAP+=(--toggle-collect="$f"); done
+}
+
+# The server and client commands of a point, into SERVER_CMD and CLIENT_CMD (arrays):
+# IMPL ours runs the job files with our engines, IMPL peer fio 3.33's in-tree engines
+# (build/peer/fio) with the same settings as command-line options. COST 1: a cost run
+# (exactly cost_ios I/Os per job, no ramp, the client sleeping on its completions);
+# COST 2: the same with INSTR_IOS I/Os, fio run by SERVER_WRAP / CLIENT_WRAP (callgrind).
+fio_commands() {
+	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 ios
+	local engine=apm client_opts=() job run=(env) busy=1
 	case $method in
 	gpspm-*) engine=gpspm ;;
 	noflush) client_opts=(--no_flush=1) ;;
 	apm) client_opts=(--native_flush=0) ;;
 	apm-native) client_opts=(--native_flush=1) ;;
 	esac
+	[ "$method" = gpspm-sleep ] && busy=0
+	set_fio_vars "$method" "$bs" "$qd" "$sync" "$nj" "$port"
+	ios=$(cost_ios "$bs")
+	[ "$cost" != 2 ] || ios=$INSTR_IOS
+	if [ "$cost" != 0 ]; then
+		# sleeping completions for the CPU figure; the instructions run polls as the
+		# peer's client does (it has no other mode), so that both count the same loop
+		FIO_VARS+=(TIME_BASED=0 NUMBER_IOS="$ios" RAMP=0s RUNTIME=120s BUSY_WAIT=$((cost == 2)))
+	fi
+	local limit=$((RUNTIME + RAMP + 60))
+	[ "$cost" = 0 ] || limit=180
+	[ "$cost" != 2 ] || limit=600
+	if [ "$impl" = peer ]; then
+		local fio=$PEER_FIO fio_rw
+		SERVER_CMD=(timeout "$limit" "${SERVER_WRAP[@]}" "$fio" --name=server --ioengine="librpma_${engine}_server"
+			--serverip="$SERVER_IP" --port="$port" --numjobs="$nj" --create_serialize=0 --thread
+			--filename="$SERVER_MEM" --size="$SERVER_SIZE" --direct_write_to_pmem="$DIRECT_WRITE")
+		[ "$engine" = apm ] || SERVER_CMD+=(--iodepth=$((qd > 64 ? qd : 64))
+			--busy_wait_polling="$busy" --time_based --runtime=365d)
+		case $rw in write) fio_rw=randwrite ;; read) fio_rw=randread ;; rw) fio_rw=randrw ;; esac
+		CLIENT_CMD=(timeout "$limit" "${CLIENT_WRAP[@]}" "$fio" --name=client --ioengine="librpma_${engine}_client"
+			--serverip="$SERVER_IP" --port="$port" --numjobs="$nj" --group_reporting=1
+			--create_serialize=0 --thread --lat_percentiles=1 --rw="$fio_rw" --bs="$bs" --sync="$sync"
+			--iodepth="$qd" --iodepth_batch_submit="$qd" --iodepth_batch_complete_min="$qd")
+		[ "$rw" != rw ] || CLIENT_CMD+=(--rwmixread=70)
+		if [ "$cost" != 0 ]; then
+			CLIENT_CMD+=(--number_ios="$ios" --runtime=120)
+		else
+			CLIENT_CMD+=(--time_based=1 --runtime="$RUNTIME" --ramp_time="$RAMP")
+		fi
+		return
+	fi
 	# the job files name the default build's engine; make native's copies name its own
 	local server_job=jobs/$engine-server.fio
 	if [ "$NATIVE" = 1 ]; then
@@ -83,21 +192,49 @@ run_fio() {
 	read) job=jobs/randread.fio ;;
 	rw) job=jobs/rw.fio ;;
 	esac
-	local limit=$((RUNTIME + RAMP + 60))
-	set_fio_vars "$method" "$bs" "$qd" "$sync" "$nj" "$port"
+	SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${SERVER_WRAP[@]}" fio "$server_job")
+	CLIENT_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${CLIENT_WRAP[@]}" fio
+		--ioengine=external:"$ENGINE_DIR/librpma_$engine.so" "${client_opts[@]}" "$job")
+}
+
+# One fio run of a point: server, then client. STEM: runs/<id>-r<k> (runs/<id>-cost for
+# the cost run). Leaves STEM.json (client), STEM.server.json, logs; a cost run also
+# STEM.{client,server}.verbs.json (tests/tools/verbs_count.c) and STEM.packets;
+# STEM.failed on failure.
+run_fio() {
+	local stem=$1 impl=$2 method=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 port=$9 cost=${10:-0}
+	SERVER_WRAP=() CLIENT_WRAP=()
+	if [ "$cost" = 2 ]; then
+		rm -f "$stem".*.callgrind
+		callgrind_of "$impl" client "$stem.client.callgrind"
+		CLIENT_WRAP=("${WRAP[@]}")
+		# the GPSPM server's work per flush; an APM server does none
+		if [[ $method == gpspm-* ]] && [ -z "$SSH_HOST" ]; then
+			callgrind_of "$impl" server "$stem.server.callgrind"
+			SERVER_WRAP=("${WRAP[@]}")
+		fi
+	fi
+	fio_commands "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" "$cost"
+	local spre=(env) cpre=(env) packets_before=0
+	if [ "$cost" = 1 ]; then
+		rm -f "$stem".*.verbs.json
+		spre=(env LD_PRELOAD="$REMOTE_DIR/$VERBS_COUNT" RPMAFIO_VERBS_COUNT="$stem.server.verbs.json")
+		cpre=(env LD_PRELOAD="$ROOT/$VERBS_COUNT" RPMAFIO_VERBS_COUNT="$stem.client.verbs.json")
+		[ -z "$SSH_HOST" ] || spre[2]=RPMAFIO_VERBS_COUNT=/tmp/rpma-matrix-server.verbs.json
+		packets_before=$(wire_packets)
+	fi
 	# with --server the server's JSON is written there and fetched afterwards
 	local sjson=$stem.server.json
 	[ -z "$SSH_HOST" ] || sjson=/tmp/rpma-matrix-server.json
-	server_cmd "${run[@]}" "${FIO_VARS[@]}" timeout "$limit" fio "$server_job" --output-format=json \
-		--output="$sjson" >"$stem.server.log" 2>&1 &
+	server_cmd "${spre[@]}" "${SERVER_CMD[@]}" --output-format=json --output="$sjson" \
+		>"$stem.server.log" 2>&1 &
 	MATRIX_SPID=$!
-	if ! wait_server_line "$stem.server.log" 'listening on' 30; then
+	if ! wait_listening "$port" "$nj" $((cost == 2 ? 120 : 30)); then
 		stop_server
-		echo "the $method server did not start listening" >"$stem.failed"
+		echo "the $impl $method server did not start listening" >"$stem.failed"
 		return 1
 	fi
-	"${run[@]}" "${FIO_VARS[@]}" timeout "$limit" fio --ioengine=external:"$ENGINE_DIR/librpma_$engine.so" \
-		"${client_opts[@]}" "$job" --output-format=json --output="$stem.json" \
+	"${cpre[@]}" "${CLIENT_CMD[@]}" --output-format=json --output="$stem.json" \
 		>"$stem.client.log" 2>&1 &
 	MATRIX_CPID=$!
 	local status=0
@@ -105,13 +242,18 @@ run_fio() {
 	MATRIX_CPID=
 	wait "$MATRIX_SPID" || status=$((status ? status : $?))
 	MATRIX_SPID=
-	[ -z "$SSH_HOST" ] || ssh -n -o BatchMode=yes "$SSH_HOST" cat "$sjson" \
-		>"$stem.server.json" 2>/dev/null || true
+	if [ -n "$SSH_HOST" ]; then
+		ssh -n -o BatchMode=yes "$SSH_HOST" cat "$sjson" >"$stem.server.json" 2>/dev/null || true
+		[ "$cost" = 0 ] || ssh -n -o BatchMode=yes "$SSH_HOST" \
+			'cat /tmp/rpma-matrix-server.verbs.json; rm -f /tmp/rpma-matrix-server.verbs.json' \
+			>"$stem.server.verbs.json" 2>/dev/null || true
+	fi
+	[ "$cost" = 0 ] || echo "$(($(wire_packets) - packets_before))" >"$stem.packets"
 	if [ "$status" -ne 0 ]; then
 		echo "fio exited with $status" >"$stem.failed"
 		return 1
 	fi
-	flushes_as_planned "$stem" "$method"
+	[ "$impl" = peer ] || flushes_as_planned "$stem" "$method"
 }
 
 # "F K": the flushes the APM clients of LOG posted, and how many completed as the device's
@@ -152,14 +294,13 @@ run_perftest() {
 	# line-buffered: perftest says it waits for its client only through stdio
 	server_cmd stdbuf -oL timeout "$limit" "$tool" "${args[@]}" >"$stem.server.log" 2>&1 &
 	MATRIX_SPID=$!
-	# (should its banner change, a live server after 10 s is good enough: the client retries)
-	if ! wait_server_line "$stem.server.log" 'Waiting for client' 10 &&
-			! kill -0 "$MATRIX_SPID" 2>/dev/null; then
+	# (a live server after 10 s is good enough: the client retries)
+	if ! wait_listening "$port" 1 10 && ! kill -0 "$MATRIX_SPID" 2>/dev/null; then
 		stop_server
 		echo "the $tool server did not start" >"$stem.failed"
 		return 1
 	fi
-	# it prints that just before it listens: a client too early is refused, so retry
+	# a client too early is refused: retry
 	local status attempt
 	for attempt in 1 2 3 4 5; do
 		sleep 0.5

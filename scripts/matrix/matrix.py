@@ -53,11 +53,23 @@ PRESETS = {
                  bw_qd=16, qd=[1 << i for i in range(8)], rws=["write", "read"],
                  read_bs=[256 << i for i in range(11)], mix=True, jobs=[1, 2, 4]),
 }
-PLAN_COLUMNS = ["id", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs"]
+PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs"]
+# whose engines: ours, or the peer (fio 3.33's in-tree engines over upstream librpma)
+IMPLS = ["ours", "peer"]
+# the methods the peer has (no no_flush option, no native FLUSH, no raw verbs of its own)
+PEER_METHODS = ["apm", "gpspm-busy", "gpspm-sleep"]
+# per-I/O costs of a point's cost run (tests/tools/verbs_count.c, hw_counters, fio's CPU)
+COST_COLUMNS = [
+    "cost_ios", "client_posts_per_io", "client_send_wrs_per_io", "client_recv_wrs_per_io",
+    "client_completions_per_io", "server_posts_per_io", "server_send_wrs_per_io",
+    "server_recv_wrs_per_io", "server_completions_per_io", "packets_per_io",
+    "client_cpu_us_per_io", "server_cpu_us_per_io",
+    "client_instructions_per_io", "server_instructions_per_io"]
 CSV_COLUMNS = PLAN_COLUMNS + [
     "tool", "runs", "iops_median", "iops_min", "iops_max", "bw_mib_s_median", "bw_mib_s_min",
     "bw_mib_s_max", "lat_mean_us_median", "lat_mean_us_min", "lat_mean_us_max",
-    "lat_p99_us_median", "server_cpu_pct_median", "overhead_vs_noflush", "fraction_of_raw"]
+    "lat_p99_us_median", "server_cpu_pct_median", "overhead_vs_noflush", "fraction_of_raw"] + \
+    COST_COLUMNS
 
 
 def die(msg):
@@ -89,8 +101,22 @@ def raw_tool(rw, sync):
     return "ib_write_bw" if rw == "write" else None
 
 
-def make_plan(p, methods):
-    """Points of the plan: deduplicated by what is measured; the first workload names it."""
+def make_plan(p, methods, impls=("ours",)):
+    """Points of the plan: deduplicated by what is measured; the first workload names it.
+    With the peer, its twin of each point follows ours (measured close in time)."""
+    points = []
+    for pt in make_points(p, methods):
+        for impl in impls:
+            if impl == "peer" and (pt["method"] not in PEER_METHODS or
+                                   (pt["method"].startswith("gpspm") and pt["rw"] != "write")):
+                continue  # the peer's GPSPM client cannot read
+            points.append(dict(pt, impl=impl))
+    for i, pt in enumerate(points, 1):
+        pt["id"] = f"p{i:03d}"
+    return points
+
+
+def make_points(p, methods):
     points, seen = [], set()
 
     def add(method, workload, rw, bs, qd, sync, numjobs=1):
@@ -120,8 +146,6 @@ def make_plan(p, methods):
         for nj in p["jobs"]:
             if nj > 1:
                 add(m, "jobs", "write", 4096, p["bw_qd"], 0, nj)
-    for i, pt in enumerate(points, 1):
-        pt["id"] = f"p{i:03d}"
     return points
 
 
@@ -154,11 +178,17 @@ def cmd_plan(args):
     for rw in p["rws"]:
         if rw not in ("write", "read"):
             die(f"--rw: '{rw}' is neither write nor read")
+    impls = (args.impls or "ours").split(",")
+    for impl in impls:
+        if impl not in IMPLS:
+            die(f"--impl: unknown implementation '{impl}' (known: {', '.join(IMPLS)})")
+    if len(set(impls)) != len(impls):
+        die(f"--impl: '{args.impls}' names an implementation twice")
     if args.defaults:
         print(" ".join(f"{k}={p[k]}" for k in ("repeats", "runtime", "ramp")))
         return
     print("\t".join(PLAN_COLUMNS))
-    for pt in make_plan(p, methods):
+    for pt in make_plan(p, methods, impls):
         print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
 
 
@@ -169,7 +199,10 @@ def read_plan(folder):
     if not os.path.exists(path):
         die(f"{folder}: no plan.tsv: not a matrix result folder")
     with open(path) as f:
-        return list(csv.DictReader(f, delimiter="\t"))
+        plan = list(csv.DictReader(f, delimiter="\t"))
+    for pt in plan:
+        pt.setdefault("impl", "ours")  # folders from before the peer was a column
+    return plan
 
 
 def load_fio_json(path):
@@ -187,7 +220,9 @@ def fio_figures(path, rw):
     bw = sum(job[d]["bw_bytes"] for d in dirs) / (KIB * KIB)
     ios = sum(job[d]["total_ios"] for d in dirs) or 1
     lat = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in dirs) / ios / 1000
-    p99 = max((job[d]["clat_ns"].get("percentile") or {}).get("99.000000", 0) for d in dirs) / 1000
+    # total latency's percentiles (lat_percentiles=1) where fio has them, else completion's
+    p99 = max((job[d]["lat_ns"].get("percentile") or job[d]["clat_ns"].get("percentile") or {})
+              .get("99.000000", 0) for d in dirs) / 1000
     return float(iops), float(bw), float(lat), float(p99)
 
 
@@ -245,6 +280,95 @@ def point_runs(folder, pt):
     return runs
 
 
+def read_verbs_counts(path):
+    """The counts of tests/tools/verbs_count.c in PATH, summed over the processes that
+    wrote a line (one fio process a side; its helper processes write zeros)."""
+    total = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if rec.get("mixed_providers"):
+                raise ValueError(f"{path}: two RDMA providers in one process: not counted")
+            for k, v in rec.items():
+                if k not in ("pid", "mixed_providers"):
+                    total[k] = total.get(k, 0) + int(v)
+    return total
+
+
+def fio_ios_and_cpu(path):
+    """(I/Os, CPU seconds usr+sys) of all the jobs in a fio JSON document."""
+    ios, cpu_s = 0, 0.0
+    for job in load_fio_json(path)["jobs"]:
+        ios += sum(job[d]["total_ios"] for d in ("read", "write"))
+        cpu_s += (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000
+    return ios, cpu_s
+
+
+def cost_figures(folder, pt):
+    """The per-I/O costs of a point's cost run (runs/<id>-cost.*), or {} when it did not
+    run or failed. Divided by the client's I/Os: the connection's own work requests and
+    packets are in the totals, a rounding error at 2000 I/Os."""
+    stem = os.path.join(folder, "runs", pt["id"] + "-cost")
+    if not os.path.exists(stem + ".json") or os.path.exists(stem + ".failed"):
+        return {}
+    try:
+        ios, client_cpu = fio_ios_and_cpu(stem + ".json")
+        if not ios:
+            return {}
+        fig = {"cost_ios": ios, "client_cpu_us_per_io": client_cpu / ios * 1e6}
+        for side in ("client", "server"):
+            path = f"{stem}.{side}.verbs.json"
+            if not os.path.exists(path):
+                continue
+            c = read_verbs_counts(path)
+            fig[side + "_posts_per_io"] = c["post_send_calls"] / ios
+            fig[side + "_send_wrs_per_io"] = c["send_wrs"] / ios
+            fig[side + "_recv_wrs_per_io"] = c["recv_wrs"] / ios
+            fig[side + "_completions_per_io"] = c["completions"] / ios
+        if os.path.exists(stem + ".server.json"):
+            fig["server_cpu_us_per_io"] = fio_ios_and_cpu(stem + ".server.json")[1] / ios * 1e6
+        if os.path.exists(stem + ".packets"):
+            with open(stem + ".packets") as f:
+                fig["packets_per_io"] = int(f.read().split()[0]) / ios
+    except (ValueError, KeyError, IndexError, OSError) as e:
+        print(f"matrix.py: warning: {stem}: cost run unreadable ({e})", file=sys.stderr)
+        return {}
+    return fig
+
+
+def callgrind_total(path):
+    """The instructions a callgrind output file counted (its totals: or summary: line)."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"(?:totals|summary):\s+(\d+)", line)
+            if m:
+                return int(m.group(1))
+    raise ValueError(f"{path}: no totals line")
+
+
+def instruction_figures(folder, pt):
+    """Instructions per I/O of the engine's callbacks (runs/<id>-instr.*, run_matrix.sh
+    --instructions), client and, where it was measured, server; {} when not run."""
+    stem = os.path.join(folder, "runs", pt["id"] + "-instr")
+    if not os.path.exists(stem + ".json") or os.path.exists(stem + ".failed"):
+        return {}
+    try:
+        ios = fio_ios_and_cpu(stem + ".json")[0]
+        if not ios:
+            return {}
+        fig = {}
+        for side in ("client", "server"):
+            path = f"{stem}.{side}.callgrind"
+            if os.path.exists(path):
+                fig[side + "_instructions_per_io"] = callgrind_total(path) / ios
+    except (ValueError, KeyError, IndexError, OSError) as e:
+        print(f"matrix.py: warning: {stem}: instructions run unreadable ({e})", file=sys.stderr)
+        return {}
+    return fig
+
+
 def spread(values):
     vals = [v for v in values if v is not None]
     if not vals:
@@ -266,6 +390,10 @@ def summarize(folder):
                 spread([r[i] for r in runs])
         row["lat_p99_us_median"] = spread([r[3] for r in runs])[0]
         row["server_cpu_pct_median"] = spread([r[4] for r in runs])[0]
+        costs = cost_figures(folder, pt) if pt["method"] != "raw" else {}
+        costs.update(instruction_figures(folder, pt) if pt["method"] != "raw" else {})
+        for c in COST_COLUMNS:
+            row[c] = costs.get(c)
         rows.append(row)
     add_ratios(rows)
     return rows
@@ -273,6 +401,12 @@ def summarize(folder):
 
 def same_point(a, b):
     return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs"))
+
+
+def twin(rows, r, impl):
+    """The row of the same method and point measured with IMPL's engines, or None."""
+    return next((o for o in rows if o["impl"] == impl and o["method"] == r["method"]
+                 and same_point(r, o)), None)
 
 
 def add_ratios(rows):
@@ -348,11 +482,22 @@ def chart_specs(rows):
     specs.append(("fraction_of_raw", "write: share of the raw verbs' IOPS (iodepth 1)", "bs",
                   "block size [bytes]", "fraction_of_raw", "IOPS / raw verbs IOPS",
                   lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    # per-I/O costs (the cost runs): what each I/O asks of the device and the wire
+    specs.append(("cost_posts_vs_qd", f"write: client post calls (doorbells) per I/O vs queue "
+                  f"depth ({qd_bs_label})", "iodepth", "iodepth", "client_posts_per_io",
+                  "post calls per I/O",
+                  lambda r: r["rw"] == "write" and r["bs"] == qd_bs and r["numjobs"] == "1"))
+    specs.append(("cost_packets_vs_qd", f"write: packets on the wire per I/O vs queue depth "
+                  f"({qd_bs_label})", "iodepth", "iodepth", "packets_per_io", "packets per I/O",
+                  lambda r: r["rw"] == "write" and r["bs"] == qd_bs and r["numjobs"] == "1"))
+    specs.append(("cost_packets_vs_bs", "write: packets on the wire per I/O vs block size "
+                  "(iodepth 1, sync)", "bs", "block size [bytes]", "packets_per_io",
+                  "packets per I/O", lambda r: r["rw"] == "write" and r["sync"] == "1"))
     return specs
 
 
 def series(rows, flt, xcol, fig):
-    """method -> sorted [(x, median, min, max)] of the rows passing flt."""
+    """(method, impl) -> sorted [(x, median, min, max)] of the rows passing flt."""
     out = {}
     for r in rows:
         if not flt(r):
@@ -363,8 +508,9 @@ def series(rows, flt, xcol, fig):
             med = lo = hi = r.get(fig)
         if med is None:
             continue
-        out.setdefault(r["method"], []).append((int(r[xcol]), med, lo if lo is not None else med,
-                                                hi if hi is not None else med))
+        key = (r["method"], r.get("impl", "ours"))
+        out.setdefault(key, []).append((int(r[xcol]), med, lo if lo is not None else med,
+                                        hi if hi is not None else med))
     for v in out.values():
         v.sort()
     return out
@@ -418,9 +564,10 @@ def draw_all(rows_by_label, outdir):
     for name, title, xcol, xlabel, fig, ylabel, flt in chart_specs(first):
         datasets = []
         for n, (label, rows) in enumerate(rows_by_label.items()):
-            for method, pts in series(rows, flt, xcol, fig).items():
-                color = COLORS[method]
-                datasets.append((f"{method}{' ' + label if label else ''}", pts, color, n > 0))
+            for (method, impl), pts in series(rows, flt, xcol, fig).items():
+                name_ = method + (" (peer)" if impl == "peer" else "")
+                datasets.append((f"{name_}{' ' + label if label else ''}", pts, COLORS[method],
+                                 n > 0 or impl == "peer"))
         drawn += draw(name, title, xlabel, ylabel, xcol == "bs" or xcol == "iodepth",
                       datasets, outdir)
     return drawn
@@ -458,9 +605,75 @@ def summary_table(rows):
                     fmt(r["bw_mib_s_median"]), lat, fmt(r["lat_p99_us_median"]),
                     fmt(r["overhead_vs_noflush"], 2), fmt(r["fraction_of_raw"], 2),
                     fmt(r["server_cpu_pct_median"])]
-        lines.append("| " + " | ".join([r["id"], r["method"], r["rw"], size_str(r["bs"]),
+        lines.append("| " + " | ".join([r["id"], r["method"] + impl_suffix(r), r["rw"], size_str(r["bs"]),
                                         r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"),
                                         r["numjobs"], str(r["runs"])] + figs) + " |")
+    return lines
+
+
+def impl_suffix(r):
+    return " (peer)" if r.get("impl") == "peer" else ""
+
+
+def point_label(r):
+    return (f"{r['method']} {r['rw']} {size_str(r['bs'])} qd{r['iodepth']}"
+            + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else ""))
+
+
+# the per-I/O cost columns of the report: (column, heading, digits)
+COST_TABLE = [("client_posts_per_io", "client posts", 2), ("client_send_wrs_per_io", "client WRs", 2),
+              ("client_completions_per_io", "client CQEs", 2), ("server_posts_per_io", "server posts", 2),
+              ("server_recv_wrs_per_io", "server recv WRs", 2),
+              ("server_completions_per_io", "server CQEs", 2), ("packets_per_io", "packets", 2),
+              ("client_cpu_us_per_io", "client CPU us", 1), ("server_cpu_us_per_io", "server CPU us", 1),
+              ("client_instructions_per_io", "client instr", 0),
+              ("server_instructions_per_io", "server instr", 0)]
+
+
+def cost_table(rows):
+    """One line per point that has a cost run: what one I/O costs."""
+    costed = [r for r in rows if r.get("cost_ios") is not None]
+    if not costed:
+        return []
+    head = ["point", "method", "rw", "bs", "iodepth", "I/Os"] + [h for _, h, _ in COST_TABLE]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in costed:
+        lines.append("| " + " | ".join(
+            [r["id"], r["method"] + impl_suffix(r), r["rw"], size_str(r["bs"]),
+             r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"), str(r["cost_ios"])]
+            + [fmt(r[c], d) for c, _, d in COST_TABLE]) + " |")
+    return lines
+
+
+# ours vs the peer: (figure, heading, better: +1 higher, -1 lower)
+VERSUS = [("iops_median", "IOPS", +1), ("lat_mean_us_median", "mean lat", -1),
+          ("lat_p99_us_median", "p99 lat", -1), ("client_posts_per_io", "client posts", -1),
+          ("server_posts_per_io", "server posts", -1), ("packets_per_io", "packets", -1),
+          ("client_cpu_us_per_io", "client CPU", -1), ("server_cpu_us_per_io", "server CPU", -1),
+          ("client_instructions_per_io", "client instr", -1),
+          ("server_instructions_per_io", "server instr", -1)]
+
+
+def ratio(a, b):
+    if a is None or b is None or b == 0:
+        return None
+    return a / b
+
+
+def versus_table(rows):
+    """ours / peer at every point both measured, one column a figure."""
+    pairs = [(r, twin(rows, r, "peer")) for r in rows if r["impl"] == "ours"]
+    pairs = [(o, p) for o, p in pairs if p is not None]
+    if not pairs:
+        return []
+    head = ["point"] + [h for _, h, _ in VERSUS]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for o, p in pairs:
+        cells = []
+        for col, _, _ in VERSUS:
+            x = ratio(o.get(col), p.get(col))
+            cells.append("" if x is None else f"{x:.2f}x")
+        lines.append("| " + " | ".join([point_label(o)] + cells) + " |")
     return lines
 
 
@@ -552,7 +765,26 @@ def build(folder):
            "", "Methods:", ""]
     ran = {r["method"] for r in rows}
     md += [f"- `{m}`: {d}" for m, d in METHODS.items() if m in ran]
+    if any(r["impl"] == "peer" for r in rows):
+        md += ["- `(peer)`: the same method with the peer's engines (fio 3.33's in-tree "
+               "librpma engines over upstream librpma 1.2.0, `build/peer/fio`), dashed on the charts"]
     md += ["", "## Summary", ""] + summary_table(rows)
+    versus = versus_table(rows)
+    if versus:
+        md += ["", "## Ours vs the peer", "",
+               "ours / peer at each point both measured: above 1.00x for IOPS, below for "
+               "everything else, means ours is better. Latency figures are medians of the "
+               "measured runs; costs come from the cost runs (next section).", ""] + versus
+    costs = cost_table(rows)
+    if costs:
+        md += ["", "## Per-I/O costs", "",
+               "One cost run a point: a fixed number of I/Os per job (the `I/Os` column), no "
+               "ramp, the client sleeping on its completions (`busy_wait_polling=0`; the peer's "
+               "client always busy-polls). Counted by `tests/tools/verbs_count.c` preloaded "
+               "into both sides' fio: post calls (each a doorbell; on Soft-RoCE a system call), "
+               "work requests and completions (CQEs) per I/O; `packets`: the RDMA devices' "
+               "`sent_pkts` over the run / I/Os; CPU: fio's usr+sys time / I/Os. The "
+               "connection's own requests and packets are included (a rounding error).", ""] + costs
     # where the figures come from (the VM's accelerator above all) before the charts
     md += ["", "## Environment", ""] + env_lines(env, options)
     md += ["", "## Charts", ""]
@@ -677,7 +909,8 @@ def cmd_report(args):
         for i, point in enumerate(points, 1):
             pid = f"p{i:03d}"
             method, rw, bs, qd, sync, numjobs = point
-            f.write("\t".join(map(str, [pid, method, "sweep", rw, bs, qd, sync, numjobs])) + "\n")
+            f.write("\t".join(map(str, [pid, "ours", method, "sweep", rw, bs, qd, sync, numjobs]))
+                    + "\n")
             for rep, (arg, job, server_jobs) in enumerate(runs[point], 1):
                 stem = os.path.join(folder, "runs", f"{pid}-r{rep}")
                 with open(stem + ".json", "w") as out:
@@ -715,6 +948,129 @@ def cmd_report(args):
     build(folder)
 
 
+# ---------------------------------------------------------------- benchmarks
+
+# docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
+BENCH_FIGURES = [
+    ("iops_median", "IOPS", +1, 0, "iops"),
+    ("lat_mean_us_median", "mean latency, us", -1, 1, "le1"),
+    ("lat_p99_us_median", "p99 latency, us", -1, 1, "le1"),
+    ("client_posts_per_io", "client post calls (doorbells) per I/O", -1, 2, "le1"),
+    ("client_send_wrs_per_io", "client work requests per I/O", -1, 2, None),
+    ("client_completions_per_io", "client completions per I/O", -1, 2, None),
+    ("server_posts_per_io", "server post calls per I/O", -1, 2, None),
+    ("server_recv_wrs_per_io", "server receive work requests per I/O", -1, 2, None),
+    ("packets_per_io", "packets on the wire per I/O", -1, 2, "packets"),
+    ("client_cpu_us_per_io", "client CPU per I/O (cost run: ours sleeps on its completions, "
+     "the peer's client busy-polls), us", -1, 1, None),
+    ("server_cpu_us_per_io", "server CPU per I/O (cost run), us", -1, 1, None),
+    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind; "
+     "the peer's client busy-polls, its polling loop counts)", -1, 0, "instr"),
+    ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
+     "callgrind)", -1, 0, "instr"),
+]
+
+
+def batched_4k_randwrite(r):
+    return r["rw"] == "write" and r["bs"] == "4096" and r["sync"] == "0" and int(r["iodepth"]) >= 8
+
+
+def bench_target(kind, r):
+    """(ratio ours/peer must reach, text) of a figure at point r, or (None, "")."""
+    if kind == "iops":
+        return 1.0, ">= 1.00x"
+    if kind == "le1":
+        return 1.0, "<= 1.00x"
+    if kind == "instr":
+        return 0.8, "<= 0.80x"
+    if kind == "packets":
+        return (0.8, "<= 0.80x") if batched_4k_randwrite(r) else (1.0, "<= 1.00x")
+    return None, ""
+
+
+def bench_verdict(better, target, o, p, o_lo, o_hi, p_lo, p_hi):
+    x = o / p
+    if (better > 0 and x >= target) or (better < 0 and x <= target):
+        return "met"
+    # the spreads (when the figure has them) overlap once the peer's is scaled
+    if None not in (o_lo, o_hi, p_lo, p_hi) and o_lo <= p_hi * target and o_hi >= p_lo * target:
+        return "within spread"
+    return "**missed**"
+
+
+def benchmarks_md(folder, rows):
+    env = read_json(os.path.join(folder, "env.json"), {})
+    options = read_json(os.path.join(folder, "options.json"), {})
+    pairs = [(r, twin(rows, r, "peer")) for r in rows if r["impl"] == "ours"]
+    pairs = [(o, p) for o, p in pairs if p is not None]
+    if not pairs:
+        die(f"{folder}: no point measured with both ours and the peer (run_matrix.sh --impl ours,peer)")
+    md = ["# rpma-fio vs the peer: benchmarks", "",
+          "rpma-fio's engines (\"ours\") against fio 3.33's in-tree `librpma_*` engines over "
+          "upstream librpma 1.2.0 (\"peer\", `build/peer/fio`, see docs/interop.md), the same "
+          "methods at the same points, measured by one pipeline: `scripts/run_matrix.sh --impl "
+          "ours,peer`. Generated by `make bench` (`matrix.py benchmarks`); do not edit by hand.", "",
+          "**Under TCG (the VM's accelerator below) the IOPS and latencies compare two "
+          "implementations on the same emulated device; they do not predict hardware. The "
+          "per-I/O counts (post calls, work requests, completions, packets) are exact on any "
+          "machine.**", "", "## How it was made", "",
+          "```sh", "make bench   # " + str(options.get("command", "scripts/run_matrix.sh")), "```", ""]
+    for k in ("date", "git revision", "in Soft-RoCE VM", "kernel", "cpu", "cpus", "fio",
+              "server memory"):
+        if k in env:
+            md.append(f"- {k}: {env[k]}")
+    md += [f"- runs: {options.get('repeats', '?')} a point and implementation (median, min..max), "
+           f"{options.get('runtime', '?')} s measured after {options.get('ramp', '?')} s of warm-up; "
+           "ours' runs of a point, then the peer's; clients and GPSPM servers busy-poll",
+           "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "
+           "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
+           "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs)",
+           "- writes are random writes (`jobs/randwrite.fio` for ours, `--rw=randwrite` for the "
+           "peer); batched points post `iodepth` I/Os at a time (`iodepth_batch_submit`), `sync=0`", ""]
+    for col, title, better, digits, kind in BENCH_FIGURES:
+        lines = []
+        for o, p in pairs:
+            ov, pv = o.get(col), p.get(col)
+            if ov is None or pv is None:
+                continue
+            o_lo, o_hi = o.get(col.replace("_median", "_min")), o.get(col.replace("_median", "_max"))
+            p_lo, p_hi = p.get(col.replace("_median", "_min")), p.get(col.replace("_median", "_max"))
+            if not col.endswith("_median"):
+                o_lo = o_hi = p_lo = p_hi = None
+            if not col.endswith("_median"):
+                # counts per I/O as shown: what is below the last digit is the
+                # connection's own requests and packets, not the I/O's
+                ov, pv = round(ov, digits), round(pv, digits)
+            target, text = bench_target(kind, o)
+            x = "" if not pv else f"{ov / pv:.2f}x"
+            verdict = "" if target is None or not pv else \
+                bench_verdict(better, target, ov, pv, o_lo, o_hi, p_lo, p_hi)
+
+            def cell(v, lo, hi):
+                return fmt(v, digits) + ("" if lo is None else f" ({fmt(lo, digits)}..{fmt(hi, digits)})")
+            lines.append(f"| {point_label(o)} | {cell(ov, o_lo, o_hi)} | {cell(pv, p_lo, p_hi)} | "
+                         f"{x} | {text} | {verdict} |")
+        if lines:
+            md += [f"## {title}", "", "| point | ours | peer | ours/peer | target | verdict |",
+                   "|---|---|---|---|---|---|"] + lines + [""]
+    if not any(o.get("client_instructions_per_io") is not None for o, _ in pairs):
+        md += ["## Not measured", "",
+               "- user-space instructions per I/O (run_matrix.sh --instructions): not in "
+               "this run.", ""]
+    return md
+
+
+def cmd_benchmarks(args):
+    rows = summarize(args.dir)
+    md = benchmarks_md(args.dir, rows)
+    if args.notes:
+        with open(args.notes) as f:
+            md += ["## What the figures say", ""] + f.read().rstrip("\n").split("\n") + [""]
+    with open(args.out, "w") as f:
+        f.write("\n".join(md))
+    print(args.out)
+
+
 # ---------------------------------------------------------------- compare
 
 def cmd_compare(args):
@@ -731,7 +1087,7 @@ def cmd_compare(args):
     md += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     csv_rows = []
     for a in rows_a:
-        b = next((r for r in rows_b if r["method"] == a["method"] and same_point(a, r)), None)
+        b = twin(rows_b, a, a["impl"])
         if b is None or a["iops_median"] is None or b["iops_median"] is None:
             continue
         ratio = b["iops_median"] / a["iops_median"]
@@ -739,12 +1095,12 @@ def cmd_compare(args):
                      if a["lat_mean_us_median"] and b["lat_mean_us_median"] else None)
         noise = a["iops_min"] <= b["iops_max"] and b["iops_min"] <= a["iops_max"]
         verdict = "noise" if noise else ("B faster" if ratio > 1 else "B slower")
-        md.append("| " + " | ".join([a["method"], a["rw"], size_str(a["bs"]), a["iodepth"],
+        md.append("| " + " | ".join([a["method"] + impl_suffix(a), a["rw"], size_str(a["bs"]), a["iodepth"],
                                      a["numjobs"], f"{a['iops_median']:.0f}",
                                      f"{b['iops_median']:.0f}", f"{ratio:.2f}",
                                      fmt(a["lat_mean_us_median"]), fmt(b["lat_mean_us_median"]),
                                      fmt(lat_ratio, 2), verdict]) + " |")
-        csv_rows.append([a["method"], a["rw"], a["bs"], a["iodepth"], a["sync"], a["numjobs"],
+        csv_rows.append([a["method"] + impl_suffix(a), a["rw"], a["bs"], a["iodepth"], a["sync"], a["numjobs"],
                          fmt(a["iops_median"], 3), fmt(b["iops_median"], 3), fmt(ratio, 4),
                          fmt(lat_ratio, 4), "1" if noise else "0"])
     md += ["", "## Charts (A solid, B dashed)", ""]
@@ -776,6 +1132,7 @@ def main():
     p.add_argument("--bw-qd", dest="bw_qd", type=int)
     p.add_argument("--mix", action="store_true")
     p.add_argument("--jobs")
+    p.add_argument("--impls", help="ours,peer (default ours)")
     p.add_argument("--native", action="store_true",
                    help="the native build: apm-native is allowed and in the default list")
     p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
@@ -788,6 +1145,11 @@ def main():
     c.add_argument("b")
     c.add_argument("out")
     c.set_defaults(fn=cmd_compare)
+    bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
+    bm.add_argument("dir")
+    bm.add_argument("--out", required=True)
+    bm.add_argument("--notes", help="a Markdown file of findings appended as they are")
+    bm.set_defaults(fn=cmd_benchmarks)
     r = sub.add_parser("report", help="a result folder from fio JSON of the sweep job files")
     r.add_argument("--out", required=True, help="the result folder to write")
     r.add_argument("--command", help="the command line to record in options.json")

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# tests/matrix/check_vm_run.sh -- make test-matrix-vm: a --quick matrix in the
-# Soft-RoCE VM into build/matrix-ci, then checks that it completed, that the
-# report and results.csv have figures for every point of the plan, that the
-# charts exist, and that it took at most 6 minutes; then the no_flush check
-# (tests/matrix/no_flush_vm.sh) in its own short VM run.
+# tests/matrix/check_vm_run.sh -- make test-matrix-vm: a --quick matrix of ours and
+# the peer (--impl ours,peer) in the Soft-RoCE VM into build/matrix-ci, then checks
+# that it completed, that the report and results.csv have figures for every point
+# of the plan and per-I/O costs for every fio point, that the costs of a 4 KiB APM
+# write are what its protocol sends, that the charts exist, and that it took at most
+# 10 minutes; then instructions per I/O (--instructions) at the 4 KiB sync writes of
+# both, and the no_flush check (tests/matrix/no_flush_vm.sh), each in its own VM run.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=$ROOT/build/matrix-ci
-LIMIT=${MATRIX_VM_LIMIT:-360}
+LIMIT=${MATRIX_VM_LIMIT:-600}
 FAILED=0
 
 fail() {
@@ -22,27 +24,71 @@ cd "$ROOT"
 rm -rf "$OUT"
 start=$(date +%s)
 status=0
-scripts/run_matrix.sh --quick --out "$OUT" || status=$?
+# (16 MiB of server memory: the peer's server zeroes it at start, slowly under TCG)
+# (gpspm-sleep: in the instructions run below)
+scripts/run_matrix.sh --quick --impl ours,peer --methods apm,gpspm-busy,noflush,raw --mem-size 16m \
+	--out "$OUT" || status=$?
 took=$(($(date +%s) - start))
 echo "the --quick matrix took ${took} s (limit ${LIMIT} s)"
-[ "$status" -eq 0 ] || fail "run_matrix.sh --quick exited with $status"
+[ "$status" -eq 0 ] || fail "run_matrix.sh --quick --impl ours,peer exited with $status"
 [ "$took" -le "$LIMIT" ] || fail "the --quick matrix took ${took} s, more than ${LIMIT} s"
 grep -qx complete "$OUT/status" 2>/dev/null || fail "status is '$(cat "$OUT/status" 2>/dev/null)', not complete"
 
-# every point of the plan: a row with figures in results.csv and in the report
-while IFS=$'\t' read -r id method _ rw bs qd _ _; do
-	row=$(grep "^$id," "$OUT/results.csv" 2>/dev/null || true)
-	runs=$(cut -d, -f10 <<<"$row")
-	iops=$(cut -d, -f11 <<<"$row")
-	if [ -z "$row" ] || [ "${runs:-0}" -lt 1 ] || [ -z "$iops" ]; then
-		fail "point $id ($method $rw bs $bs iodepth $qd) has no figures"
+# results.csv's column NAME of the row of point ID
+column_of() {
+	python3 -c 'import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    if r["id"] == sys.argv[2]:
+        print(r[sys.argv[3]])' "$OUT/results.csv" "$1" "$2"
+}
+
+# is $1 within [$2, $3]?
+within() {
+	python3 -c 'import sys; v, lo, hi = map(float, sys.argv[1:]); sys.exit(not lo <= v <= hi)' "$@"
+}
+
+# every point of the plan: a row with figures in results.csv and in the report, and
+# every fio point the per-I/O costs of its cost run
+peers=0 costed=0
+while IFS=$'\t' read -r id impl method _ rw bs qd sync _; do
+	label=$method
+	[ "$impl" = ours ] || { label="$method \\(peer\\)"; peers=$((peers + 1)); }
+	runs=$(column_of "$id" runs 2>/dev/null || true)
+	iops=$(column_of "$id" iops_median 2>/dev/null || true)
+	if [ "${runs:-0}" -lt 1 ] || [ -z "$iops" ]; then
+		fail "point $id ($impl $method $rw bs $bs iodepth $qd) has no figures"
 		for f in "$OUT"/runs/"$id"-r1.*; do [ -e "$f" ] && { echo "  --- $f"; sed 's/^/  | /' "$f" | tail -20; }; done
-	elif ! grep -Eq "^\| $id \| $method \| $rw \| [^|]+ \| [^|]+ \| [^|]+ \| [1-9][0-9]* \| [0-9]" "$OUT/report.md"; then
-		fail "point $id ($method $rw bs $bs iodepth $qd) is not in the report's summary"
+	elif ! grep -Eq "^\| $id \| $label \| $rw \| [^|]+ \| [^|]+ \| [^|]+ \| [1-9][0-9]* \| [0-9]" "$OUT/report.md"; then
+		fail "point $id ($label $rw bs $bs iodepth $qd) is not in the report's summary"
+	fi
+	[ "$method" != raw ] || continue
+	posts=$(column_of "$id" client_posts_per_io) packets=$(column_of "$id" packets_per_io)
+	if [ -z "$posts" ] || [ -z "$packets" ] || ! within "$posts" 0.01 100 || ! within "$packets" 0.5 1000; then
+		fail "point $id ($label $rw bs $bs iodepth $qd): no per-I/O costs (posts '$posts', packets '$packets')"
+		for f in "$OUT"/runs/"$id"-cost.*; do [ -e "$f" ] && { echo "  --- $f"; sed 's/^/  | /' "$f" | tail -20; }; done
+		continue
+	fi
+	costed=$((costed + 1))
+	# a 4 KiB APM write, one at a time: the write (unsignaled) and the flush's read chained
+	# in one post, one completion on the client, nothing posted by the server; on the wire
+	# (rxe's MTU 1024 here) 4 write packets, their ACK, the read request and its response
+	if [ "$method" = apm ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$sync" = 1 ]; then
+		for expect in "client_send_wrs_per_io 2 2.02" "client_posts_per_io 1 1.01" \
+			"client_completions_per_io 1 1.01" "server_posts_per_io 0 0.01" "packets_per_io 7 7.05"; do
+			read -r col lo hi <<<"$expect"
+			v=$(column_of "$id" "$col")
+			within "${v:-nan}" "$lo" "$hi" ||
+				fail "point $id ($label 4k sync write): $col is '$v', not in [$lo, $hi]"
+		done
 	fi
 done < <(tail -n +2 "$OUT/plan.tsv" 2>/dev/null)
+[ "$peers" -gt 0 ] || fail "the plan has no point of the peer"
+echo "points with per-I/O costs: $costed (of which the peer's: see results.csv)"
+grep -q '^## Ours vs the peer' "$OUT/report.md" || fail "the report has no 'Ours vs the peer' section"
+grep -q '^## Per-I/O costs' "$OUT/report.md" || fail "the report has no 'Per-I/O costs' section"
 [ -s "$OUT/plan.tsv" ] || fail "no plan.tsv in $OUT"
-for chart in lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write overhead_vs_noflush fraction_of_raw; do
+for chart in lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write overhead_vs_noflush fraction_of_raw \
+	cost_posts_vs_qd cost_packets_vs_qd cost_packets_vs_bs; do
 	if [ ! -s "$OUT/charts/$chart.png" ] || [ ! -s "$OUT/charts/$chart.svg" ]; then
 		fail "chart $chart missing or empty"
 	fi
@@ -54,6 +100,33 @@ grep -Eq '^\| in Soft-RoCE VM \| yes, accelerator (kvm|tcg) \|' "$OUT/report.md"
 # as a person sees it: headless Chromium renders it (screenshot kept: build/matrix-ci/report.png)
 tests/matrix/render_check.sh "$OUT" || fail "report.html does not render properly in Chromium"
 [ "$FAILED" -gt 0 ] || echo "PASS --quick matrix: every point measured and reported"
+
+# instructions per I/O (callgrind) of both implementations at the 4 KiB sync writes of
+# APM and of GPSPM with a sleeping server (client and server side)
+INSTR=$ROOT/build/matrix-ci-instr
+rm -rf "$INSTR"
+status=0
+scripts/run_matrix.sh --quick --impl ours,peer --methods apm,gpspm-sleep --rw write --lat-bs 4k \
+	--bw-bs 64k --mem-size 16m --no-costs --instructions --out "$INSTR" || status=$?
+[ "$status" -eq 0 ] || fail "run_matrix.sh --instructions exited with $status"
+OUT=$INSTR
+instr=0
+while IFS=$'\t' read -r id impl method _ rw bs _ sync _; do
+	{ [ "$bs" = 4096 ] && [ "$sync" = 1 ]; } || continue
+	sides=client
+	[ "$method" = apm ] || sides="client server"
+	for side in $sides; do
+		v=$(column_of "$id" "${side}_instructions_per_io")
+		if [ -z "$v" ] || ! within "$v" 100 10000000; then
+			fail "point $id ($impl $method 4k sync write): ${side}_instructions_per_io is '$v'"
+			for f in "$INSTR"/runs/"$id"-instr.*.log; do [ -e "$f" ] && { echo "  --- $f"; tail -20 "$f" | sed 's/^/  | /'; }; done
+		else
+			instr=$((instr + 1))
+			echo "  $impl $method 4k sync write: $side $v instructions per I/O"
+		fi
+	done
+done < <(tail -n +2 "$INSTR/plan.tsv" 2>/dev/null)
+[ "$instr" -eq 6 ] || fail "instructions per I/O for $instr of 6 (point, side) pairs"
 
 scripts/softroce-vm run -q --timeout 120 -- tests/matrix/no_flush_vm.sh || fail "the no_flush check"
 echo

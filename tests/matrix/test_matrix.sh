@@ -119,8 +119,8 @@ sweep_report() {
 # marked and makes the report PARTIAL
 sweep_repeats_and_failure() {
 	local dir=$1
-	if ! grep -q '^p001,apm,sweep,write,4096,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
-			! grep -q '^p002,apm,sweep,write,4096,16,0,1,fio,1,' "$dir/results.csv" ||
+	if ! grep -q '^p001,ours,apm,sweep,write,4096,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
+			! grep -q '^p002,ours,apm,sweep,write,4096,16,0,1,fio,1,' "$dir/results.csv" ||
 			[ ! -e "$dir/runs/p002-r2.failed" ] ||
 			! grep -q '^partial (1 of 6 sections failed: write-bs4k-qd16 of ' "$dir/status" ||
 			! grep -q '^\*\*PARTIAL\*\*' "$dir/report.md"; then
@@ -145,7 +145,7 @@ sweep_checks() {
 		"$SWEEP/apm.json" "$SWEEP/apm-run2.json" --out "$WORK/sweep-2"
 	check "sweep: ... its figures" sweep_repeats_and_failure "$WORK/sweep-2"
 	check "sweep: METHOD= names the method" sweep_report gpspm-busy="$SWEEP/gpspm.json" --out "$WORK/sweep-m"
-	check "sweep: ... in the CSV" grep -q '^p001,gpspm-busy,sweep,write,4096,1,1,' "$WORK/sweep-m/results.csv"
+	check "sweep: ... in the CSV" grep -q '^p001,ours,gpspm-busy,sweep,write,4096,1,1,' "$WORK/sweep-m/results.csv"
 	check "sweep: not fio's JSON named" cli_fails_with "not-json.txt: not fio's JSON output" report "$SWEEP/not-json.txt" --out "$WORK/x1"
 	check "sweep: a non-sweep job named" cli_fails_with "job 'randwrite' is not a section of the sweep" \
 		report "$SWEEP/randwrite.json" --out "$WORK/x2"
@@ -166,6 +166,8 @@ main() {
 	check "HTML of A self-contained" html_is_self_contained "$WORK/a/report.html"
 	check "report HTML: lists, tables, no literal Markdown; A's methods and environment" \
 		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
+	check "per-I/O costs, ours vs the peer, BENCHMARKS.md targets (test_costs.py)" \
+		python3 "$HERE/test_costs.py"
 	check "report HTML rendered by headless Chromium (screenshot a/report.png)" \
 		"$HERE/render_check.sh" "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"

@@ -32,10 +32,10 @@ grep -qx complete "$OUT/status" 2>/dev/null || fail "status is '$(cat "$OUT/stat
 [ -s "$OUT/plan.tsv" ] || fail "no plan.tsv in $OUT"
 
 natives=0
-while IFS=$'\t' read -r id method _ rw bs qd _ _; do
+while IFS=$'\t' read -r id _ method _ rw bs qd _ _; do
 	[ "$id" != id ] || continue # the header
 	row=$(grep "^$id," "$OUT/results.csv" 2>/dev/null || true)
-	iops=$(cut -d, -f11 <<<"$row")
+	iops=$(cut -d, -f12 <<<"$row")
 	if [ -z "$row" ] || [ -z "$iops" ]; then
 		fail "point $id ($method $rw bs $bs iodepth $qd) has no figures"
 	elif ! grep -Eq "^\| $id \| $method \| $rw \| " "$OUT/report.md"; then

@@ -621,6 +621,17 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 		fake_posted.send_sge = wr->sg_list[0];
 	fake_posted.send_wr.sg_list = &fake_posted.send_sge;
 	fake_posted.send_wr.next = NULL;
+	unsigned n = 0;
+	for (const struct ibv_send_wr *w = wr; w; w = w->next, n++) {
+		if (n >= 8)
+			continue;
+		fake_posted.send_chain[n] = *w;
+		if (w->num_sge > 0)
+			fake_posted.send_chain_sge[n] = w->sg_list[0];
+		fake_posted.send_chain[n].sg_list = &fake_posted.send_chain_sge[n];
+		fake_posted.send_chain[n].next = NULL;
+	}
+	fake_posted.send_chain_len = n;
 	return 0;
 }
 

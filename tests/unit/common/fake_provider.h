@@ -65,6 +65,10 @@ struct fake_posted {
 	unsigned count;
 	struct ibv_send_wr send_wr;
 	struct ibv_sge send_sge;
+	/* the last ibv_post_send's chain: its length, and the first FAKE_CHAIN_MAX of it */
+	unsigned send_chain_len;
+	struct ibv_send_wr send_chain[8];
+	struct ibv_sge send_chain_sge[8];
 	struct ibv_recv_wr recv_wr;
 	struct ibv_sge recv_sge;
 	struct ibv_recv_wr srq_recv_wr;

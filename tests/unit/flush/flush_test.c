@@ -173,7 +173,7 @@ static void execute_emulated_reads_at_most_8_bytes(void **state)
 	struct exec_env env;
 	exec_env_new(&env);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(rpma_flush_execute(env.flush, env.id->qp, env.dst, 128, cases[i].len,
+		assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 128, cases[i].len,
 			cases[i].type, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 		const struct ibv_send_wr *wr = &fake_posted.send_wr;
 		assert_int_equal(wr->opcode, IBV_WR_RDMA_READ);
@@ -195,7 +195,7 @@ static void execute_emulated_zero_length(void **state)
 	(void)state;
 	struct exec_env env;
 	exec_env_new(&env);
-	assert_int_equal(rpma_flush_execute(env.flush, env.id->qp, env.dst, 16, 0,
+	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 16, 0,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ON_ERROR, CTX), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(fake_posted.send_wr.num_sge, 0);
@@ -210,7 +210,7 @@ static void execute_post_fails(void **state)
 	struct exec_env env;
 	exec_env_new(&env);
 	fake_fail("ibv_post_send", 1, ENOSPC);
-	assert_int_equal(rpma_flush_execute(env.flush, env.id->qp, env.dst, 0, 64,
+	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 0, 64,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(fake_posted.count, 0);
@@ -226,7 +226,7 @@ static void vouched_region_emulated_without_native_device(void **state)
 	assert_false(rpma_flush_is_native(env.flush, env.dst));
 	assert_int_equal(rpma_mr_remote_set_flush_native(env.dst), 0);
 	assert_false(rpma_flush_is_native(env.flush, env.dst));
-	assert_int_equal(rpma_flush_execute(env.flush, env.id->qp, env.dst, 0, 64,
+	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 0, 64,
 		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(fake_calls("ibv_wr_flush"), 0);

@@ -111,7 +111,7 @@ static void unvouched_region_gets_the_emulating_read(void **state)
 	struct rpma_mr_remote *plain = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	assert_false(rpma_flush_is_native(fx.flush, plain));
 	assert_true(rpma_flush_is_native(fx.flush, fx.dst));
-	assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, plain, 256, 4096,
+	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, plain, 256, 4096,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
@@ -149,7 +149,7 @@ static void execute_posts_one_flush_over_the_range(void **state)
 		{RPMA_FLUSH_TYPE_VISIBILITY, IBV_FLUSH_GLOBAL, RPMA_F_COMPLETION_ON_ERROR, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, fx.dst, 4096, 12288,
+		assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 4096, 12288,
 			cases[i].type, cases[i].flags, CTX), 0);
 		assert_string_equal(fake_posted.wr_op, "flush");
 		assert_int_equal(fake_posted.wr_id, (uint64_t)(uintptr_t)CTX);
@@ -169,7 +169,7 @@ static void execute_complete_fails(void **state)
 {
 	(void)state;
 	fake_fail("ibv_wr_complete", 1, ENOMEM);
-	assert_int_equal(rpma_flush_execute(fx.flush, fx.id->qp, fx.dst, 0, 64,
+	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 0, 64,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(fake_posted.count, 0);

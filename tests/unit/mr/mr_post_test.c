@@ -89,7 +89,7 @@ static void assert_imm_on_wire(uint32_t imm_data, uint32_t host_imm)
 void read_builds_one_sge(void **state)
 {
 	struct post_env *env = *state;
-	assert_int_equal(rpma_mr_read(env->qp, env->local, 16, env->remote, 32, 100,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 16, env->remote, 32, 100,
 		RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	const struct ibv_send_wr *wr = last_send();
 	assert_int_equal(fake_posted.count, 1);
@@ -101,7 +101,7 @@ void read_builds_one_sge(void **state)
 	assert_int_equal(wr->wr.rdma.rkey, RKEY);
 	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED);
 
-	assert_int_equal(rpma_mr_read(env->qp, env->local, 0, env->remote, 0, 8,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 0, env->remote, 0, 8,
 		RPMA_F_COMPLETION_ON_ERROR, CTX), 0);
 	assert_int_equal(last_send()->send_flags, 0); /* unsignaled: completes only on error */
 }
@@ -110,7 +110,7 @@ void read_zero_length(void **state)
 {
 	struct post_env *env = *state;
 	/* no regions at all: the 0-byte read of rpma_read(3) */
-	assert_int_equal(rpma_mr_read(env->qp, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
 		CTX), 0);
 	assert_int_equal(last_send()->opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(last_send()->num_sge, 0);
@@ -119,7 +119,7 @@ void read_zero_length(void **state)
 	assert_int_equal(last_send()->wr_id, (uint64_t)(uintptr_t)CTX);
 
 	/* regions given but nothing to move: still no SGE, the remote side is named */
-	assert_int_equal(rpma_mr_read(env->qp, env->local, 4, env->remote, 8, 0,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 4, env->remote, 8, 0,
 		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
 	assert_int_equal(last_send()->num_sge, 0);
 	assert_int_equal(last_send()->wr.rdma.remote_addr, RADDR + 8);
@@ -130,7 +130,7 @@ void read_zero_length(void **state)
 void write_and_write_with_imm(void **state)
 {
 	struct post_env *env = *state;
-	assert_int_equal(rpma_mr_write(env->qp, env->remote, 64, env->local, 8, 40,
+	assert_int_equal(rpma_mr_write(NULL, env->qp, env->remote, 64, env->local, 8, 40,
 		RPMA_F_COMPLETION_ALWAYS, IBV_WR_RDMA_WRITE, 0xdeadbeef, CTX), 0);
 	const struct ibv_send_wr *wr = last_send();
 	assert_int_equal(wr->opcode, IBV_WR_RDMA_WRITE);
@@ -141,13 +141,13 @@ void write_and_write_with_imm(void **state)
 	assert_int_equal(wr->imm_data, 0); /* no immediate data without the _WITH_IMM opcode */
 	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED);
 
-	assert_int_equal(rpma_mr_write(env->qp, env->remote, 0, env->local, 0, 4,
+	assert_int_equal(rpma_mr_write(NULL, env->qp, env->remote, 0, env->local, 0, 4,
 		RPMA_F_COMPLETION_ON_ERROR, IBV_WR_RDMA_WRITE_WITH_IMM, 0x01020304, CTX), 0);
 	assert_int_equal(last_send()->opcode, IBV_WR_RDMA_WRITE_WITH_IMM);
 	assert_imm_on_wire(last_send()->imm_data, 0x01020304);
 	assert_int_equal(last_send()->send_flags, 0);
 
-	assert_int_equal(rpma_mr_write(env->qp, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+	assert_int_equal(rpma_mr_write(NULL, env->qp, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
 		IBV_WR_RDMA_WRITE, 0, CTX), 0);
 	assert_int_equal(last_send()->num_sge, 0);
 	assert_int_equal(last_send()->wr.rdma.rkey, 0);
@@ -157,7 +157,7 @@ void atomic_write_emulated(void **state)
 {
 	struct post_env *env = *state;
 	const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	assert_int_equal(rpma_mr_atomic_write(env->qp, env->remote, 24, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 24, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, false), 0);
 	const struct ibv_send_wr *wr = last_send();
 	assert_int_equal(wr->opcode, IBV_WR_RDMA_WRITE);
@@ -169,7 +169,7 @@ void atomic_write_emulated(void **state)
 	assert_int_equal(wr->wr_id, (uint64_t)(uintptr_t)CTX);
 	assert_null(fake_posted.wr_op); /* not the extended interface */
 
-	assert_int_equal(rpma_mr_atomic_write(env->qp, env->remote, 0, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 0, value,
 		RPMA_F_COMPLETION_ON_ERROR, CTX, false), 0);
 	assert_int_equal(last_send()->send_flags, IBV_SEND_INLINE | IBV_SEND_FENCE);
 }
@@ -194,7 +194,7 @@ void atomic_write_native(void **state)
 		RPMA_MR_USAGE_WRITE_DST);
 
 	const char value[8] = {8, 7, 6, 5, 4, 3, 2, 1};
-	assert_int_equal(rpma_mr_atomic_write(id->qp, remote, 16, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, id->qp, remote, 16, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, rpma_peer_has_native_atomic_write(peer)), 0);
 	assert_string_equal(fake_posted.wr_op, "atomic_write");
 	assert_int_equal(fake_posted.wr_id, (uint64_t)(uintptr_t)CTX);
@@ -208,7 +208,7 @@ void atomic_write_native(void **state)
 	assert_int_equal(fake_calls("ibv_wr_complete"), 1);
 
 	fake_fail("ibv_wr_complete", 1, ENOSPC);
-	assert_int_equal(rpma_mr_atomic_write(id->qp, remote, 0, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, id->qp, remote, 0, value,
 		RPMA_F_COMPLETION_ON_ERROR, CTX, true), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(fake_posted.wr_flags, IBV_SEND_FENCE);
@@ -226,7 +226,7 @@ void atomic_write_native_without_extended_qp(void **state)
 	struct post_env *env = *state;
 	const char value[8] = {0};
 	errno = 0;
-	assert_int_equal(rpma_mr_atomic_write(env->qp, env->remote, 0, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 0, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, true), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(fake_posted.count, 0);
@@ -236,7 +236,7 @@ void atomic_write_native_without_extended_qp(void **state)
 void send_and_send_with_imm(void **state)
 {
 	struct post_env *env = *state;
-	assert_int_equal(rpma_mr_send(env->qp, env->local, 10, 20, RPMA_F_COMPLETION_ALWAYS,
+	assert_int_equal(rpma_mr_send(NULL, env->qp, env->local, 10, 20, RPMA_F_COMPLETION_ALWAYS,
 		IBV_WR_SEND, 5, CTX), 0);
 	const struct ibv_send_wr *wr = last_send();
 	assert_int_equal(wr->opcode, IBV_WR_SEND);
@@ -246,7 +246,7 @@ void send_and_send_with_imm(void **state)
 	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED);
 	assert_int_equal(wr->wr_id, (uint64_t)(uintptr_t)CTX);
 
-	assert_int_equal(rpma_mr_send(env->qp, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR,
+	assert_int_equal(rpma_mr_send(NULL, env->qp, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR,
 		IBV_WR_SEND_WITH_IMM, 0xa0b0c0d0, NULL), 0);
 	assert_int_equal(last_send()->opcode, IBV_WR_SEND_WITH_IMM);
 	assert_int_equal(last_send()->num_sge, 0);
@@ -287,19 +287,19 @@ void posting_failures(void **state)
 	assert_int_equal(rpma_peer_create_srq(env->peer, 8, &srq), 0);
 
 	fake_fail("ibv_post_send", 1, ENOMEM);
-	assert_int_equal(rpma_mr_read(env->qp, env->local, 0, env->remote, 0, 8,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 0, env->remote, 0, 8,
 		RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
 	fake_fail("ibv_post_send", 1, EINVAL);
-	assert_int_equal(rpma_mr_write(env->qp, env->remote, 0, env->local, 0, 8,
+	assert_int_equal(rpma_mr_write(NULL, env->qp, env->remote, 0, env->local, 0, 8,
 		RPMA_F_COMPLETION_ALWAYS, IBV_WR_RDMA_WRITE, 0, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EINVAL);
 	fake_fail("ibv_post_send", 1, ENOSPC);
-	assert_int_equal(rpma_mr_atomic_write(env->qp, env->remote, 0, value,
+	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 0, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, false), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	fake_fail("ibv_post_send", 1, EAGAIN);
-	assert_int_equal(rpma_mr_send(env->qp, env->local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
+	assert_int_equal(rpma_mr_send(NULL, env->qp, env->local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
 		IBV_WR_SEND, 0, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EAGAIN);
 	fake_fail("ibv_post_recv", 1, ENOMEM);

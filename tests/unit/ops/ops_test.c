@@ -585,6 +585,73 @@ static void hot_path_native_allocates_and_logs_nothing(void **state)
 	hot_path_allocates_and_logs_nothing(state);
 }
 
+/* ---- one doorbell for a batch (rpma-fio extension) ---- */
+
+static void batch_write_and_flush_ring_once(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
+		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 64, fx.local, 64, 64,
+		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 128, RPMA_FLUSH_TYPE_VISIBILITY,
+		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 3);
+	assert_int_equal(fake_posted.send_chain[0].opcode, IBV_WR_RDMA_WRITE);
+	assert_int_equal(fake_posted.send_chain[1].wr.rdma.remote_addr, addr_of(fx.rbuf + 64));
+	assert_int_equal(fake_posted.send_chain[2].opcode, IBV_WR_RDMA_READ);
+	assert_int_equal(fake_posted.send_chain[2].wr_id, addr_of(&fx.ctx));
+	assert_int_equal(fake_posted.send_chain[2].send_flags, IBV_SEND_SIGNALED);
+	/* receives are another queue: never held back */
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, 8, NULL), 0);
+	assert_int_equal(fake_posted.count, 2);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 2);
+	/* after the batch, operations post at once again */
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_posted.count, 3);
+}
+
+static void batch_misuse_and_failure(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_batch_end(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_INVAL); /* none open */
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), RPMA_E_INVAL); /* one open */
+	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	fake_fail("ibv_post_send", 1, EAGAIN);
+	errno = 0;
+	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EAGAIN);
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0); /* closed by the failure */
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 0);
+}
+
+/* the native atomic write goes by the extended interface: what was collected first */
+static void batch_native_atomic_write_keeps_order(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
+		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 64, value,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_posted.send_chain_len, 1); /* the write, posted before it */
+	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_WRITE);
+	assert_string_equal(fake_posted.wr_op, "atomic_write");
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define TEST_NATIVE(fn) cmocka_unit_test_setup_teardown(fn, setup_native, teardown)
 
@@ -611,6 +678,9 @@ int main(void)
 		TEST(recv_posts),
 		TEST(hot_path_allocates_and_logs_nothing),
 		TEST_NATIVE(hot_path_native_allocates_and_logs_nothing),
+		TEST(batch_write_and_flush_ring_once),
+		TEST(batch_misuse_and_failure),
+		TEST_NATIVE(batch_native_atomic_write_keeps_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

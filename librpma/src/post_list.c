@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* post_list.c -- send work requests collected for one doorbell */
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "librpma.h"
+#include "log.h"
+#include "post_list.h"
+
+struct rpma_post_list {
+	bool open;
+	unsigned count;
+	struct ibv_send_wr wr[RPMA_POST_LIST_CAPACITY];
+	struct ibv_sge sge[RPMA_POST_LIST_CAPACITY];
+};
+
+int rpma_post_list_new(struct rpma_post_list **list_ptr)
+{
+	if (list_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	struct rpma_post_list *list = calloc(1, sizeof(*list));
+	if (list == NULL)
+		return RPMA_E_NOMEM;
+
+	*list_ptr = list;
+	return 0;
+}
+
+void rpma_post_list_delete(struct rpma_post_list **list_ptr)
+{
+	if (list_ptr == NULL)
+		return;
+	free(*list_ptr);
+	*list_ptr = NULL;
+}
+
+int rpma_post_list_open(struct rpma_post_list *list)
+{
+	if (list == NULL || list->open)
+		return RPMA_E_INVAL;
+	list->open = true;
+	list->count = 0;
+	return 0;
+}
+
+bool rpma_post_list_is_open(const struct rpma_post_list *list)
+{
+	return list != NULL && list->open;
+}
+
+static int post_list_ring(struct ibv_qp *qp, struct ibv_send_wr *first)
+{
+	struct ibv_send_wr *bad_wr;
+	int ret = ibv_post_send(qp, first, &bad_wr);
+	if (ret == 0)
+		return 0;
+	RPMA_LOG_ERROR_ERRNO(ret, "ibv_post_send");
+	errno = ret;
+	return RPMA_E_PROVIDER;
+}
+
+int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp)
+{
+	if (list == NULL || list->count == 0)
+		return 0;
+	list->wr[list->count - 1].next = NULL;
+	/* emptied whatever happens: a failed chain is not posted twice */
+	list->count = 0;
+	return post_list_ring(qp, &list->wr[0]);
+}
+
+int rpma_post_list_post(struct rpma_post_list *list, struct ibv_qp *qp,
+		struct ibv_send_wr *wr)
+{
+	if (!rpma_post_list_is_open(list) || (wr->send_flags & IBV_SEND_INLINE) ||
+			wr->num_sge > 1) {
+		int ret = rpma_post_list_drain(list, qp);
+		return ret ? ret : post_list_ring(qp, wr);
+	}
+	if (list->count == RPMA_POST_LIST_CAPACITY) {
+		int ret = rpma_post_list_drain(list, qp);
+		if (ret)
+			return ret;
+	}
+
+	unsigned i = list->count++;
+	list->wr[i] = *wr;
+	if (wr->num_sge == 1) {
+		list->sge[i] = wr->sg_list[0];
+		list->wr[i].sg_list = &list->sge[i];
+	} else {
+		list->wr[i].sg_list = NULL;
+	}
+	if (i > 0)
+		list->wr[i - 1].next = &list->wr[i];
+	list->wr[i].next = NULL;
+	return 0;
+}
+
+int rpma_post_list_close(struct rpma_post_list *list, struct ibv_qp *qp)
+{
+	if (!rpma_post_list_is_open(list))
+		return RPMA_E_INVAL;
+	list->open = false;
+	return rpma_post_list_drain(list, qp);
+}

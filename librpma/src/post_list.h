@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * post_list.h -- send work requests collected for one doorbell: between
+ * rpma_conn_batch_begin() and rpma_conn_batch_end() a connection's operations
+ * are chained here and handed to the device with one ibv_post_send() (on
+ * Soft-RoCE one system call, on an RNIC one doorbell write) instead of one
+ * each. Hot path: no allocation, no lock, no log on success.
+ */
+#ifndef RPMA_POST_LIST_H
+#define RPMA_POST_LIST_H
+
+#include "librpma.h"
+
+/* Work requests one doorbell carries at most: a fuller list rings early. */
+#define RPMA_POST_LIST_CAPACITY 64
+
+struct rpma_post_list;
+
+/* RPMA_E_INVAL, RPMA_E_NOMEM */
+int rpma_post_list_new(struct rpma_post_list **list_ptr);
+/* Drops what was collected and not posted; *list_ptr becomes NULL. */
+void rpma_post_list_delete(struct rpma_post_list **list_ptr);
+
+/* Start collecting. RPMA_E_INVAL when already collecting. */
+int rpma_post_list_open(struct rpma_post_list *list);
+bool rpma_post_list_is_open(const struct rpma_post_list *list);
+
+/*
+ * Post wr on qp now (list NULL or not collecting), or keep a copy of it and of
+ * its one scatter entry for the next doorbell. A request with inline data is
+ * posted at once, after what was collected: its data is read at posting time.
+ * 0 or RPMA_E_PROVIDER (errno set).
+ */
+int rpma_post_list_post(struct rpma_post_list *list, struct ibv_qp *qp,
+		struct ibv_send_wr *wr);
+
+/* Ring once for everything collected and keep collecting. 0 or RPMA_E_PROVIDER. */
+int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp);
+
+/* Ring once for everything collected and stop collecting (also when the
+ * posting fails: the requests from the failed one on are dropped).
+ * RPMA_E_INVAL when not collecting, RPMA_E_PROVIDER. */
+int rpma_post_list_close(struct rpma_post_list *list, struct ibv_qp *qp);
+
+#endif /* RPMA_POST_LIST_H */

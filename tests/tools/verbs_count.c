@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/*
+ * verbs_count.c -- an LD_PRELOAD library that counts what a process asks of its
+ * RDMA device: post calls (each one a doorbell; on Soft-RoCE a system call),
+ * the work requests they carry, completion-queue polls and the completions they
+ * return, and completion-channel arms. The matrix runner preloads it into both
+ * implementations' fio (ours and the peer's) to get per-I/O costs that no
+ * emulator's speed can blur (scripts/run_matrix.sh, docs/matrix.md).
+ *
+ * ibv_post_send() and friends are inline functions that jump through the
+ * context's ops table, so they cannot be interposed by name: the library wraps
+ * ibv_open_device() instead and puts counting wrappers into the table of every
+ * context it opens. At exit the counts go, as one JSON object, to the file
+ * named by RPMAFIO_VERBS_COUNT (appended: several processes may share it).
+ */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+struct verbs_counts {
+	atomic_ulong post_send_calls;
+	atomic_ulong send_wrs;
+	atomic_ulong post_recv_calls;
+	atomic_ulong recv_wrs;
+	atomic_ulong poll_calls;
+	atomic_ulong completions;
+	atomic_ulong notify_calls;
+	atomic_ulong contexts;
+};
+
+static struct verbs_counts counts;
+
+/* the provider's own entries, one set per process: every context of one
+ * provider has the same ones (a second provider is refused, see below) */
+static struct {
+	int (*post_send)(struct ibv_qp *, struct ibv_send_wr *, struct ibv_send_wr **);
+	int (*post_recv)(struct ibv_qp *, struct ibv_recv_wr *, struct ibv_recv_wr **);
+	int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **);
+	int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *);
+	int (*req_notify_cq)(struct ibv_cq *, int);
+} provider;
+
+static pthread_mutex_t provider_lock = PTHREAD_MUTEX_INITIALIZER;
+static int mixed_providers;
+
+static unsigned long send_list_length(const struct ibv_send_wr *wr)
+{
+	unsigned long n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+static unsigned long recv_list_length(const struct ibv_recv_wr *wr)
+{
+	unsigned long n = 0;
+
+	for (; wr; wr = wr->next)
+		n++;
+	return n;
+}
+
+static int counting_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+		struct ibv_send_wr **bad_wr)
+{
+	atomic_fetch_add_explicit(&counts.post_send_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&counts.send_wrs, send_list_length(wr),
+			memory_order_relaxed);
+	return provider.post_send(qp, wr, bad_wr);
+}
+
+static int counting_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+		struct ibv_recv_wr **bad_wr)
+{
+	atomic_fetch_add_explicit(&counts.post_recv_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&counts.recv_wrs, recv_list_length(wr),
+			memory_order_relaxed);
+	return provider.post_recv(qp, wr, bad_wr);
+}
+
+static int counting_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+		struct ibv_recv_wr **bad_wr)
+{
+	atomic_fetch_add_explicit(&counts.post_recv_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&counts.recv_wrs, recv_list_length(wr),
+			memory_order_relaxed);
+	return provider.post_srq_recv(srq, wr, bad_wr);
+}
+
+static int counting_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	int n = provider.poll_cq(cq, num_entries, wc);
+
+	atomic_fetch_add_explicit(&counts.poll_calls, 1, memory_order_relaxed);
+	if (n > 0)
+		atomic_fetch_add_explicit(&counts.completions, (unsigned long)n,
+				memory_order_relaxed);
+	return n;
+}
+
+static int counting_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	atomic_fetch_add_explicit(&counts.notify_calls, 1, memory_order_relaxed);
+	return provider.req_notify_cq(cq, solicited_only);
+}
+
+/* Remember the provider's entries (the first context's) and put ours in. */
+static void wrap_context(struct ibv_context *ctx)
+{
+	struct ibv_context_ops *ops = &ctx->ops;
+
+	pthread_mutex_lock(&provider_lock);
+	if (!provider.post_send) {
+		provider.post_send = ops->post_send;
+		provider.post_recv = ops->post_recv;
+		provider.post_srq_recv = ops->post_srq_recv;
+		provider.poll_cq = ops->poll_cq;
+		provider.req_notify_cq = ops->req_notify_cq;
+	} else if (ops->post_send != provider.post_send &&
+			ops->post_send != counting_post_send) {
+		/* a second provider: its calls would go to the first one's code */
+		mixed_providers = 1;
+		pthread_mutex_unlock(&provider_lock);
+		return;
+	}
+	pthread_mutex_unlock(&provider_lock);
+	if (ops->post_send)
+		ops->post_send = counting_post_send;
+	if (ops->post_recv)
+		ops->post_recv = counting_post_recv;
+	if (ops->post_srq_recv)
+		ops->post_srq_recv = counting_post_srq_recv;
+	if (ops->poll_cq)
+		ops->poll_cq = counting_poll_cq;
+	if (ops->req_notify_cq)
+		ops->req_notify_cq = counting_req_notify_cq;
+	atomic_fetch_add_explicit(&counts.contexts, 1, memory_order_relaxed);
+}
+
+struct ibv_context *ibv_open_device(struct ibv_device *device);
+
+struct ibv_context *ibv_open_device(struct ibv_device *device)
+{
+	static struct ibv_context *(*real_open)(struct ibv_device *);
+	struct ibv_context *ctx;
+
+	if (!real_open) {
+		real_open = (struct ibv_context *(*)(struct ibv_device *))
+			dlsym(RTLD_NEXT, "ibv_open_device");
+		if (!real_open) {
+			errno = ENOSYS;
+			return NULL;
+		}
+	}
+	ctx = real_open(device);
+	if (ctx)
+		wrap_context(ctx);
+	return ctx;
+}
+
+__attribute__((destructor)) static void write_counts(void)
+{
+	const char *path = getenv("RPMAFIO_VERBS_COUNT");
+	char line[512];
+	int len, fd;
+
+	if (!path || !*path)
+		return;
+	len = snprintf(line, sizeof(line),
+		"{\"pid\": %d, \"contexts\": %lu, \"mixed_providers\": %d, "
+		"\"post_send_calls\": %lu, \"send_wrs\": %lu, "
+		"\"post_recv_calls\": %lu, \"recv_wrs\": %lu, "
+		"\"poll_calls\": %lu, \"completions\": %lu, \"notify_calls\": %lu}\n",
+		(int)getpid(), atomic_load(&counts.contexts), mixed_providers,
+		atomic_load(&counts.post_send_calls), atomic_load(&counts.send_wrs),
+		atomic_load(&counts.post_recv_calls), atomic_load(&counts.recv_wrs),
+		atomic_load(&counts.poll_calls), atomic_load(&counts.completions),
+		atomic_load(&counts.notify_calls));
+	if (len <= 0 || (size_t)len >= sizeof(line))
+		return;
+	/* one write of a whole line, appended: processes sharing the file do not mix */
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		fprintf(stderr, "verbs_count: cannot open '%s': %s\n", path, strerror(errno));
+		return;
+	}
+	if (write(fd, line, (size_t)len) != len)
+		fprintf(stderr, "verbs_count: cannot write '%s': %s\n", path, strerror(errno));
+	close(fd);
+}
