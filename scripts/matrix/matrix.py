@@ -964,10 +964,10 @@ BENCH_FIGURES = [
     ("client_cpu_us_per_io", "client CPU per I/O (cost run: ours sleeps on its completions, "
      "the peer's client busy-polls), us", -1, 1, None),
     ("server_cpu_us_per_io", "server CPU per I/O (cost run), us", -1, 1, None),
-    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind; "
-     "the peer's client busy-polls, its polling loop counts)", -1, 0, "instr"),
+    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind, "
+     "both clients busy-polling)", -1, 0, "instr"),
     ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
-     "callgrind)", -1, 0, "instr"),
+     "callgrind, both servers sleeping)", -1, 0, "instr"),
 ]
 
 
@@ -998,6 +998,13 @@ def bench_verdict(better, target, o, p, o_lo, o_hi, p_lo, p_hi):
     return "**missed**"
 
 
+def host_command(options):
+    """The command line as typed on the host (the VM's re-run adds --in-vm --out DIR)."""
+    cmd = str(options.get("command", "scripts/run_matrix.sh"))
+    cmd = re.sub(r" --in-vm| --out \S+", "", cmd)
+    return cmd.replace("run_matrix.sh", "scripts/run_matrix.sh", 1) if cmd.startswith("run_matrix.sh") else cmd
+
+
 def benchmarks_md(folder, rows):
     env = read_json(os.path.join(folder, "env.json"), {})
     options = read_json(os.path.join(folder, "options.json"), {})
@@ -1014,7 +1021,7 @@ def benchmarks_md(folder, rows):
           "implementations on the same emulated device; they do not predict hardware. The "
           "per-I/O counts (post calls, work requests, completions, packets) are exact on any "
           "machine.**", "", "## How it was made", "",
-          "```sh", "make bench   # " + str(options.get("command", "scripts/run_matrix.sh")), "```", ""]
+          "```sh", "make bench", "# which runs:", host_command(options), "```", ""]
     for k in ("date", "git revision", "in Soft-RoCE VM", "kernel", "cpu", "cpus", "fio",
               "server memory"):
         if k in env:
@@ -1026,7 +1033,8 @@ def benchmarks_md(folder, rows):
            "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
            "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs)",
            "- writes are random writes (`jobs/randwrite.fio` for ours, `--rw=randwrite` for the "
-           "peer); batched points post `iodepth` I/Os at a time (`iodepth_batch_submit`), `sync=0`", ""]
+           "peer); batched points post `iodepth` I/Os at a time and reap them all before the next "
+           "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
     for col, title, better, digits, kind in BENCH_FIGURES:
         lines = []
         for o, p in pairs:
