@@ -56,7 +56,7 @@ The sweep:
                        (not GPSPM reads: its client cannot read); the report compares
   --no-costs           skip the cost run of each point (see below)
   --instructions       also count the user-space instructions per I/O of the engine and
-                       library (valgrind's callgrind, 500 I/Os, busy polling) at the 4 KiB
+                       library (valgrind's callgrind, 500 I/Os, our client sleeping) at the 4 KiB
                        write points of apm and gpspm-sleep (a server that sleeps, so that
                        its count is its work): slow (~1 min a run under TCG)
   --native             the build with native RDMA FLUSH (make native: build/native/,

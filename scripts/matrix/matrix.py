@@ -964,8 +964,9 @@ BENCH_FIGURES = [
     ("client_cpu_us_per_io", "client CPU per I/O (cost run: ours sleeps on its completions, "
      "the peer's client busy-polls), us", -1, 1, None),
     ("server_cpu_us_per_io", "server CPU per I/O (cost run), us", -1, 1, None),
-    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind, "
-     "both clients busy-polling)", -1, 0, "instr"),
+    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind; "
+     "ours sleeps on its completions, the peer's client busy-polls: its loop counts)", -1, 0,
+     "instr"),
     ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
      "callgrind, both servers sleeping)", -1, 0, "instr"),
 ]

@@ -21,7 +21,7 @@ OUT=${SWEEP_VM_OUT:-$ROOT/build/sweep-vm}
 read -r -a SECTIONS <<<"${SWEEP_SECTIONS:-write-bs4k-qd1 write-bs4k-qd16 write-bs64k-qd1 write-bs64k-qd16 read-bs4k-qd1 read-bs4k-qd16 read-bs64k-qd1 read-bs64k-qd16}"
 STEP_TIMEOUT=${SWEEP_STEP_TIMEOUT:-240}
 cd "$ROOT"
-# e2e_result (PASS/FAIL and the counts); wait_server_line (a log line, while the server lives)
+# e2e_result (PASS/FAIL and the counts); wait_listening (RDMA CM IDs listening on the ports, while the server lives)
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
 # shellcheck source=scripts/matrix/lib.sh
@@ -73,7 +73,7 @@ run_sweep() {
 	env "${vars[@]}" timeout "$STEP_TIMEOUT" fio "jobs/sweep-$engine-server.fio" "${SECTION_ARGS[@]}" \
 		--output-format=json --output="$OUT/$engine.server.json" >"$slog" 2>&1 &
 	MATRIX_SPID=$!
-	if ! wait_server_line "$slog" 'listening on' 30; then
+	if ! wait_listening "$port" 1 30; then
 		e2e_result "$engine: the sweep's server listens" 1
 		stop_server
 		show_logs "$slog"
