@@ -43,6 +43,11 @@ BUILD := $(if $(RDMA_CORE),build/native,build)
 PROVIDER_CFLAGS := $(if $(RDMA_CORE),-I$(RDMA_CORE)/include)
 # Never -march=native: the binaries also run inside a TCG guest without AVX-512.
 OPTFLAGS ?= -O2 -g
+# Link-time optimisation of the library and the engines: an I/O crosses a dozen small
+# functions in as many objects (the engine, ops.c, mr.c, post_list.c, flush.c, cq.c) and
+# their calls were a measurable share of its instructions (docs/BENCHMARKS.md). Fat
+# objects: librpma.a also links, as plain code, into programs built without -flto.
+LTOFLAGS ?= -flto=auto -ffat-lto-objects
 WARNFLAGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 BASE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -D_GNU_SOURCE \
 	-Ilibrpma/include -Ilibrpma/src -fvisibility=hidden $(PROVIDER_CFLAGS)
@@ -74,14 +79,14 @@ $(BUILD):
 
 $(BUILD)/obj/%.o: librpma/src/%.c $(LIB_HDRS) $(PROBE_H)
 	@mkdir -p $(@D)
-	$(CC) $(BASE_CFLAGS) -include $(PROBE_H) -c -o $@ $<
+	$(CC) $(BASE_CFLAGS) $(LTOFLAGS) -include $(PROBE_H) -c -o $@ $<
 
 $(BUILD)/librpma.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/librpma.so: $(LIB_OBJS) librpma/librpma.map
-	$(CC) -shared -o $@ -Wl,-soname,librpma.so.$(SOVERSION) \
+	$(CC) $(OPTFLAGS) $(LTOFLAGS) -shared -o $@ -Wl,-soname,librpma.so.$(SOVERSION) \
 		-Wl,--version-script=librpma/librpma.map -Wl,--no-undefined $(LIB_OBJS) $(LDLIBS_PROVIDER) -lpthread
 
 # the soname's link: LD_LIBRARY_PATH=build runs a program linked against librpma.so.0 on ours

@@ -37,7 +37,7 @@ ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
 
 # fio's own preprocessor flags (its Makefile and config-host.mak); its headers are
 # system headers to us: our warning flags apply to our code only.
-ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
+ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
 	-D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
 	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines $(PROVIDER_CFLAGS)
 
@@ -94,7 +94,11 @@ $(FIO_CONFIG_H):
 engines-check-fio: $(FIO_CONFIG_H)
 	$(FIO_VERSION_CHECK)
 
-$(ENGINE_COMMON_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(FIO_CONFIG_H) | engines-check-fio
+# rebuilt when the flags change (they are set in these two files)
+ENGINE_FLAG_FILES := Makefile engines/engines.mk
+
+$(ENGINE_COMMON_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
+		$(FIO_CONFIG_H) | engines-check-fio
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_CFLAGS) -c -o $@ $<
 

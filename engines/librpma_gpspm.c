@@ -417,7 +417,7 @@ static int answered(struct rpmafio_client *c, struct gpspm_client *g, uint32_t k
 		void **done)
 {
 	struct rpmafio_job *job = &c->job;
-	struct gpspm_resp resp;
+	struct gpspm_resp resp = {0};
 	char why[160], buf[128];
 	uint64_t head, tail;
 	int ret;

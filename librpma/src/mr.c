@@ -394,50 +394,63 @@ static void mr_remote_set(struct ibv_send_wr *wr, const struct rpma_mr_remote *m
 	wr->wr.rdma.rkey = mr->rkey;
 }
 
-/* The fields every send-queue work request of this file shares. */
-static void mr_send_wr(struct ibv_send_wr *wr, struct ibv_sge *sge, const struct rpma_mr_local *mr,
+/*
+ * Where a send-queue work request is built: in the post list's next slot while
+ * it collects (no copy), else in the caller's zeroed `local`.
+ */
+static struct rpma_post_slot *mr_slot(struct rpma_post_list *list, struct rpma_post_slot *local)
+{
+	struct rpma_post_slot *slot = rpma_post_list_slot(list);
+	if (slot != NULL)
+		return slot;
+	memset(local, 0, sizeof(*local));
+	return local;
+}
+
+/*
+ * The fields every send-queue work request of this file sets: all that any of
+ * its opcodes reads, so that a reused slot carries nothing of its last request.
+ */
+static struct ibv_send_wr *mr_send_wr(struct rpma_post_slot *slot, const struct rpma_mr_local *mr,
 		size_t offset, size_t len, enum ibv_wr_opcode opcode, int flags,
 		const void *op_context)
 {
-	memset(wr, 0, sizeof(*wr));
+	struct ibv_send_wr *wr = &slot->wr;
 	wr->wr_id = (uint64_t)(uintptr_t)op_context;
-	wr->sg_list = sge;
-	wr->num_sge = mr_sge(sge, mr, offset, len);
+	wr->sg_list = &slot->sge;
+	wr->num_sge = mr_sge(&slot->sge, mr, offset, len);
 	wr->opcode = opcode;
 	wr->send_flags = rpma_mr_send_flags(flags);
-}
-
-static int mr_post_send(struct rpma_post_list *list, struct ibv_qp *qp, struct ibv_send_wr *wr)
-{
-	return rpma_post_list_post(list, qp, wr);
+	wr->imm_data = 0;
+	wr->wr.rdma.remote_addr = 0;
+	wr->wr.rdma.rkey = 0;
+	return wr;
 }
 
 int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
+	struct rpma_post_slot local;
+	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), dst, dst_offset, len,
+		IBV_WR_RDMA_READ, flags, op_context);
+	mr_remote_set(wr, src, src_offset);
 
-	mr_send_wr(&wr, &sge, dst, dst_offset, len, IBV_WR_RDMA_READ, flags, op_context);
-	mr_remote_set(&wr, src, src_offset);
-
-	return mr_post_send(list, qp, &wr);
+	return rpma_post_list_post(list, qp, wr);
 }
 
 int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
-
-	mr_send_wr(&wr, &sge, src, src_offset, len, opcode, flags, op_context);
+	struct rpma_post_slot local;
+	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, src_offset, len, opcode,
+		flags, op_context);
 	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = htonl(imm);
-	mr_remote_set(&wr, dst, dst_offset);
+		wr->imm_data = htonl(imm);
+	mr_remote_set(wr, dst, dst_offset);
 
-	return mr_post_send(list, qp, &wr);
+	return rpma_post_list_post(list, qp, wr);
 }
 
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
@@ -478,32 +491,30 @@ int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct 
 	 * Inlined, the 8 bytes are copied at posting time (no registration
 	 * needed, so lkey 0) and arrive in one packet, placed as one unit.
 	 */
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
+	struct rpma_post_slot local;
+	struct rpma_post_slot *slot = mr_slot(list, &local);
+	struct ibv_send_wr *wr = mr_send_wr(slot, NULL, 0, 0, IBV_WR_RDMA_WRITE, flags, op_context);
+	slot->sge.addr = (uint64_t)(uintptr_t)src;
+	slot->sge.length = RPMA_ATOMIC_WRITE_ALIGNMENT;
+	slot->sge.lkey = 0;
+	wr->num_sge = 1;
+	wr->send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
+	mr_remote_set(wr, dst, dst_offset);
 
-	mr_send_wr(&wr, &sge, NULL, 0, 0, IBV_WR_RDMA_WRITE, flags, op_context);
-	sge.addr = (uint64_t)(uintptr_t)src;
-	sge.length = RPMA_ATOMIC_WRITE_ALIGNMENT;
-	sge.lkey = 0;
-	wr.num_sge = 1;
-	wr.send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
-	mr_remote_set(&wr, dst, dst_offset);
-
-	return mr_post_send(list, qp, &wr);
+	return rpma_post_list_post(list, qp, wr);
 }
 
 int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context)
 {
-	struct ibv_sge sge;
-	struct ibv_send_wr wr;
-
-	mr_send_wr(&wr, &sge, src, offset, len, opcode, flags, op_context);
+	struct rpma_post_slot local;
+	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, offset, len, opcode, flags,
+		op_context);
 	if (opcode == IBV_WR_SEND_WITH_IMM)
-		wr.imm_data = htonl(imm);
+		wr->imm_data = htonl(imm);
 
-	return mr_post_send(list, qp, &wr);
+	return rpma_post_list_post(list, qp, wr);
 }
 
 static void mr_recv_wr(struct ibv_recv_wr *wr, struct ibv_sge *sge, struct rpma_mr_local *dst,

@@ -11,8 +11,7 @@
 struct rpma_post_list {
 	bool open;
 	unsigned count;
-	struct ibv_send_wr wr[RPMA_POST_LIST_CAPACITY];
-	struct ibv_sge sge[RPMA_POST_LIST_CAPACITY];
+	struct rpma_post_slot slot[RPMA_POST_LIST_CAPACITY];
 };
 
 int rpma_post_list_new(struct rpma_post_list **list_ptr)
@@ -65,38 +64,32 @@ int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp)
 {
 	if (list == NULL || list->count == 0)
 		return 0;
-	list->wr[list->count - 1].next = NULL;
 	/* emptied whatever happens: a failed chain is not posted twice */
 	list->count = 0;
-	return post_list_ring(qp, &list->wr[0]);
+	return post_list_ring(qp, &list->slot[0].wr);
+}
+
+struct rpma_post_slot *rpma_post_list_slot(struct rpma_post_list *list)
+{
+	if (!rpma_post_list_is_open(list) || list->count == RPMA_POST_LIST_CAPACITY)
+		return NULL;
+	return &list->slot[list->count];
 }
 
 int rpma_post_list_post(struct rpma_post_list *list, struct ibv_qp *qp,
 		struct ibv_send_wr *wr)
 {
-	if (!rpma_post_list_is_open(list) || (wr->send_flags & IBV_SEND_INLINE) ||
-			wr->num_sge > 1) {
+	const struct rpma_post_slot *next = rpma_post_list_slot(list);
+	if (next == NULL || wr != &next->wr) {
 		int ret = rpma_post_list_drain(list, qp);
 		return ret ? ret : post_list_ring(qp, wr);
 	}
-	if (list->count == RPMA_POST_LIST_CAPACITY) {
-		int ret = rpma_post_list_drain(list, qp);
-		if (ret)
-			return ret;
-	}
 
 	unsigned i = list->count++;
-	list->wr[i] = *wr;
-	if (wr->num_sge == 1) {
-		list->sge[i] = wr->sg_list[0];
-		list->wr[i].sg_list = &list->sge[i];
-	} else {
-		list->wr[i].sg_list = NULL;
-	}
+	wr->next = NULL;
 	if (i > 0)
-		list->wr[i - 1].next = &list->wr[i];
-	list->wr[i].next = NULL;
-	return 0;
+		list->slot[i - 1].wr.next = wr;
+	return (wr->send_flags & IBV_SEND_INLINE) ? rpma_post_list_drain(list, qp) : 0;
 }
 
 int rpma_post_list_close(struct rpma_post_list *list, struct ibv_qp *qp)

@@ -16,6 +16,12 @@
 
 struct rpma_post_list;
 
+/* A send work request and its one scatter entry, as the list keeps them. */
+struct rpma_post_slot {
+	struct ibv_send_wr wr;
+	struct ibv_sge sge;
+};
+
 /* RPMA_E_INVAL, RPMA_E_NOMEM */
 int rpma_post_list_new(struct rpma_post_list **list_ptr);
 /* Drops what was collected and not posted; *list_ptr becomes NULL. */
@@ -26,9 +32,19 @@ int rpma_post_list_open(struct rpma_post_list *list);
 bool rpma_post_list_is_open(const struct rpma_post_list *list);
 
 /*
- * Post wr on qp now (list NULL or not collecting), or keep a copy of it and of
- * its one scatter entry for the next doorbell. A request with inline data is
- * posted at once, after what was collected: its data is read at posting time.
+ * Where to build the next work request while collecting: the list's next slot,
+ * so that nothing is copied. NULL when the list is NULL, closed or full: build
+ * it elsewhere and rpma_post_list_post() rings for it. Fields the caller does
+ * not set keep what they held (zero, or the caller's own earlier values).
+ */
+struct rpma_post_slot *rpma_post_list_slot(struct rpma_post_list *list);
+
+/*
+ * Collect wr for the next doorbell when it was built in the slot that
+ * rpma_post_list_slot() gave (its next pointer is set here), else ring for
+ * what was collected and then for wr. Its scatter list must stay valid until
+ * the doorbell (a slot's own entry does). A collected request with inline data
+ * rings at once with everything before it: its data is read at posting time.
  * 0 or RPMA_E_PROVIDER (errno set).
  */
 int rpma_post_list_post(struct rpma_post_list *list, struct ibv_qp *qp,

@@ -175,7 +175,7 @@ static void answer(struct serving *sv, const struct gpspm_req *req)
 static void received(struct serving *sv, const struct ibv_wc *wc)
 {
 	uint64_t k = wc->wr_id & ~WR_TAG;
-	struct gpspm_req req;
+	struct gpspm_req req = {0};
 	char why[160];
 	int ret;
 

@@ -636,6 +636,52 @@ static void batch_misuse_and_failure(void **state)
 	assert_int_equal(fake_posted.count, 0);
 }
 
+/* the emulated atomic write inlines its bytes: it rings at once, with what came before */
+static void batch_emulated_atomic_write_rings_with_the_chain(void **state)
+{
+	(void)state;
+	char bytes[8];
+	memcpy(bytes, value, sizeof(bytes));
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
+		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 64, bytes,
+		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 2);
+	assert_int_equal(fake_posted.send_chain[0].opcode, IBV_WR_RDMA_WRITE);
+	assert_int_equal(fake_posted.send_chain[1].send_flags,
+		IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
+	assert_int_equal(fake_posted.send_chain[1].wr.rdma.remote_addr, addr_of(fx.rbuf + 64));
+	assert_int_equal(fake_posted.send_chain[1].sg_list[0].addr, addr_of(bytes));
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 1);
+}
+
+/* slots are reused batch after batch: a request carries nothing of the one before it */
+static void batch_slots_carry_nothing_over(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_write_with_imm(fx.conn, fx.remote, 64, fx.local, 0, 64,
+		RPMA_F_COMPLETION_ALWAYS, 0x1234, &fx.ctx), 0);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.send_chain[0].imm_data, htonl(0x1234));
+
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_send(fx.conn, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	const struct ibv_send_wr *wr = &fake_posted.send_chain[0];
+	assert_int_equal(fake_posted.send_chain_len, 1);
+	assert_int_equal(wr->opcode, IBV_WR_SEND);
+	assert_int_equal(wr->num_sge, 0);
+	assert_int_equal(wr->send_flags, 0);
+	assert_int_equal(wr->imm_data, 0);
+	assert_int_equal(wr->wr.rdma.remote_addr, 0);
+	assert_int_equal(wr->wr.rdma.rkey, 0);
+	assert_int_equal(wr->wr_id, 0);
+}
+
 /* the native atomic write goes by the extended interface: what was collected first */
 static void batch_native_atomic_write_keeps_order(void **state)
 {
@@ -679,6 +725,8 @@ int main(void)
 		TEST(hot_path_allocates_and_logs_nothing),
 		TEST_NATIVE(hot_path_native_allocates_and_logs_nothing),
 		TEST(batch_write_and_flush_ring_once),
+		TEST(batch_emulated_atomic_write_rings_with_the_chain),
+		TEST(batch_slots_carry_nothing_over),
 		TEST(batch_misuse_and_failure),
 		TEST_NATIVE(batch_native_atomic_write_keeps_order),
 	};

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * post_list_test.c -- send work requests collected for one doorbell: a closed
- * list posts at once; an open one chains, in order, with copies of the scatter
- * entries, and rings once at its close; inline data and a full list ring early;
- * a failed post empties and closes it.
+ * list posts at once; an open one chains the requests built in its slots, in
+ * order, and rings once at its close; inline data rings at once with what came
+ * before it; a request built elsewhere and a full list ring early; a failed
+ * post empties and closes it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -53,20 +54,25 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* a one-entry write request whose scatter entry lives on the caller's stack */
+/*
+ * A one-entry write request, built where the posting code of mr.c builds it:
+ * in the list's next slot while it collects, else on the caller's stack.
+ */
 static int post_write(struct env *env, uint64_t wr_id, unsigned flags)
 {
-	struct ibv_sge sge = {.addr = 0x1000 + wr_id, .length = 4096, .lkey = 7};
-	struct ibv_send_wr wr;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = wr_id;
-	wr.opcode = IBV_WR_RDMA_WRITE;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.send_flags = flags;
-	int ret = rpma_post_list_post(env->list, env->qp, &wr);
-	memset(&sge, 0xff, sizeof(sge)); /* the list must have kept its own copy */
-	return ret;
+	struct rpma_post_slot local;
+	struct rpma_post_slot *slot = rpma_post_list_slot(env->list);
+	if (slot == NULL) {
+		memset(&local, 0, sizeof(local));
+		slot = &local;
+	}
+	slot->sge = (struct ibv_sge){.addr = 0x1000 + wr_id, .length = 4096, .lkey = 7};
+	slot->wr.wr_id = wr_id;
+	slot->wr.opcode = IBV_WR_RDMA_WRITE;
+	slot->wr.sg_list = &slot->sge;
+	slot->wr.num_sge = 1;
+	slot->wr.send_flags = flags;
+	return rpma_post_list_post(env->list, env->qp, &slot->wr);
 }
 
 static void closed_list_posts_at_once(void **state)
@@ -114,25 +120,49 @@ static void open_list_rings_once_in_order(void **state)
 	assert_int_equal(fake_posted.count, 1);
 }
 
-static void inline_data_rings_what_was_collected_first(void **state)
+static void inline_data_rings_at_once_with_what_came_first(void **state)
 {
 	struct env *env = *state;
 	char data[8] = "12345678";
-	struct ibv_sge sge = {.addr = (uint64_t)(uintptr_t)data, .length = 8};
-	struct ibv_send_wr wr;
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = 9;
-	wr.sg_list = &sge;
-	wr.num_sge = 1;
-	wr.send_flags = IBV_SEND_INLINE;
 
 	assert_int_equal(rpma_post_list_open(env->list), 0);
 	assert_int_equal(post_write(env, 1, 0), 0);
+	struct rpma_post_slot *slot = rpma_post_list_slot(env->list);
+	assert_non_null(slot);
+	slot->sge = (struct ibv_sge){.addr = (uint64_t)(uintptr_t)data, .length = 8};
+	slot->wr.wr_id = 9;
+	slot->wr.sg_list = &slot->sge;
+	slot->wr.num_sge = 1;
+	slot->wr.send_flags = IBV_SEND_INLINE;
+	assert_int_equal(rpma_post_list_post(env->list, env->qp, &slot->wr), 0);
+	/* one doorbell: the write, then the inline request (its data read now) */
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 2);
+	assert_int_equal(fake_posted.send_chain[0].wr_id, 1);
+	assert_int_equal(fake_posted.send_chain[1].wr_id, 9);
+	assert_true(rpma_post_list_is_open(env->list));
+	assert_int_equal(rpma_post_list_close(env->list, env->qp), 0);
+	assert_int_equal(fake_posted.count, 1);
+}
+
+static void request_built_elsewhere_rings_after_what_was_collected(void **state)
+{
+	struct env *env = *state;
+	struct ibv_sge sge = {.addr = 0x2000, .length = 64, .lkey = 7};
+	struct ibv_send_wr wr;
+	memset(&wr, 0, sizeof(wr));
+	wr.wr_id = 5;
+	wr.sg_list = &sge;
+	wr.num_sge = 1;
+
+	assert_int_equal(rpma_post_list_open(env->list), 0);
+	assert_int_equal(post_write(env, 1, 0), 0);
+	assert_int_equal(post_write(env, 2, 0), 0);
 	assert_int_equal(rpma_post_list_post(env->list, env->qp, &wr), 0);
-	/* the write went first, then the inline request on its own */
+	/* the two collected ones in one post, then this one on its own */
 	assert_int_equal(fake_posted.count, 2);
 	assert_int_equal(fake_posted.send_chain_len, 1);
-	assert_int_equal(fake_posted.send_wr.wr_id, 9);
+	assert_int_equal(fake_posted.send_wr.wr_id, 5);
 	assert_true(rpma_post_list_is_open(env->list));
 	assert_int_equal(rpma_post_list_close(env->list, env->qp), 0);
 	assert_int_equal(fake_posted.count, 2);
@@ -145,14 +175,18 @@ static void full_list_rings_early(void **state)
 	for (uint64_t i = 0; i < RPMA_POST_LIST_CAPACITY; i++)
 		assert_int_equal(post_write(env, i, 0), 0);
 	assert_int_equal(fake_posted.count, 0);
+	assert_null(rpma_post_list_slot(env->list)); /* full: the next one is built elsewhere */
 	assert_int_equal(post_write(env, 100, 0), 0);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, RPMA_POST_LIST_CAPACITY);
-	assert_int_equal(fake_posted.send_chain[0].wr_id, 0);
-	assert_int_equal(rpma_post_list_close(env->list, env->qp), 0);
 	assert_int_equal(fake_posted.count, 2);
 	assert_int_equal(fake_posted.send_chain_len, 1);
 	assert_int_equal(fake_posted.send_wr.wr_id, 100);
+	/* emptied: collecting goes on from the first slot */
+	assert_non_null(rpma_post_list_slot(env->list));
+	assert_int_equal(post_write(env, 101, 0), 0);
+	assert_int_equal(rpma_post_list_close(env->list, env->qp), 0);
+	assert_int_equal(fake_posted.count, 3);
+	assert_int_equal(fake_posted.send_chain_len, 1);
+	assert_int_equal(fake_posted.send_wr.wr_id, 101);
 }
 
 static void failed_post_empties_and_closes(void **state)
@@ -185,6 +219,8 @@ static void misuse_is_refused(void **state)
 	assert_int_equal(rpma_post_list_open(env->list), RPMA_E_INVAL);
 	assert_int_equal(rpma_post_list_close(env->list, env->qp), 0);
 	rpma_post_list_delete(NULL); /* harmless */
+	assert_null(rpma_post_list_slot(NULL));
+	assert_null(rpma_post_list_slot(env->list)); /* closed */
 	assert_false(rpma_post_list_is_open(NULL));
 	assert_int_equal(rpma_post_list_drain(NULL, env->qp), 0);
 }
@@ -195,7 +231,8 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 		T(closed_list_posts_at_once),
 		T(open_list_rings_once_in_order),
-		T(inline_data_rings_what_was_collected_first),
+		T(inline_data_rings_at_once_with_what_came_first),
+		T(request_built_elsewhere_rings_after_what_was_collected),
 		T(full_list_rings_early),
 		T(failed_post_empties_and_closes),
 		T(misuse_is_refused),
