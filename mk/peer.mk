@@ -12,7 +12,7 @@
 PEER_DIR := $(BUILD)/peer
 PEER_FIO := $(PEER_DIR)/fio
 # APM and GPSPM (both server modes) 4 KiB random writes at depth 1 (sync) and batched at 8
-# and 32, 64 KiB at 8; raw verbs beside them; instructions at 4 KiB (~25 min in the VM)
+# and 32, 64 KiB at 8; raw verbs beside them; instructions at 4 KiB (~30 min in the VM)
 BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --bw-bs 64k \
 	--bw-qd 8 --qd 8,32 --repeats 3 --runtime 2 --ramp 1 --mem-size 16m --instructions
 BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
