@@ -38,14 +38,6 @@ static struct ibv_mr *reg(void *addr, size_t len)
 	return NULL;
 }
 
-#undef ibv_reg_mr
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
-{
-	(void)pd;
-	(void)access;
-	return reg(addr, len);
-}
-
 struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint64_t iova,
 		unsigned int access)
 {
@@ -53,6 +45,13 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t len, uint6
 	(void)iova;
 	(void)access;
 	return reg(addr, len);
+}
+
+/* as libibverbs' own: through ibv_reg_mr_iova2(), which the shim wraps too */
+#undef ibv_reg_mr
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, len, (uintptr_t)addr, (unsigned int)access);
 }
 
 int ibv_dereg_mr(struct ibv_mr *mr)

@@ -177,9 +177,19 @@ static void reg_add(const struct ibv_mr *mr, const void *addr, size_t len)
 	struct reg r = {.mr = mr, .lo = (uintptr_t)addr, .hi = (uintptr_t)addr + len,
 		.state = REG_LIVE};
 	regs_acquire();
-	for (size_t i = 0; i < REG_SLOTS; i++)
+	for (size_t i = 0; i < REG_SLOTS; i++) {
+		if (regs[i].state == REG_LIVE && regs[i].mr == mr) {
+			/*
+			 * the same registration seen twice: libibverbs' ibv_reg_mr()
+			 * calls ibv_reg_mr_iova2(), both wrapped here; one entry, or its
+			 * one ibv_dereg_mr() would leave the other behind
+			 */
+			regs_release();
+			return;
+		}
 		if (regs[i].state == REG_KEPT && regs[i].mr == mr)
 			regs[i].mr = NULL;
+	}
 	int full = regs_insert_locked(&r);
 	regs_release();
 	if (full)
