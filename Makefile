@@ -198,7 +198,7 @@ TEST_STAGES := unit=test-unit unit-asan-ubsan=test-unit-san coverage=coverage ma
 	fuzz-brief=fuzz-brief \
 	native-build=test-native-build build-for-vm=e2e-build vm-unit=test-vm-unit vm-accel=test-vm-accel \
 	$(foreach k,$(E2E_KERNELS),e2e-$(k)=test-e2e-$(k)) native-6.12=test-native-e2e native-matrix=test-native-matrix \
-	matrix-vm=test-matrix-vm sweep-vm=test-sweep-vm \
+	multinode=test-multinode matrix-vm=test-matrix-vm sweep-vm=test-sweep-vm \
 	doc-claims=test-doc-claims
 
 test:

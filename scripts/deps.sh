@@ -20,9 +20,11 @@ set -euo pipefail
 BUILD_PKGS=(build-essential pkg-config libibverbs-dev librdmacm-dev libcmocka-dev gcovr)
 # the Soft-RoCE VM: QEMU, python3 (its option parser, vmlinux and module tools) and
 # initramfs tools on the host; the guest runs the host's own binaries (over a
-# read-only share of /), so its tools are installed here too
+# read-only share of /), so its tools are installed here too (dropbear: the sshd of
+# softroce-vm --nodes, a binary only, no service on the host)
 VM_PKGS=(qemu-system-x86 python3 busybox-static kmod cpio xz-utils zstd coreutils iproute2 rdma-core
-	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs)
+	ibverbs-providers ibverbs-utils rdmacm-utils perftest ndctl daxctl e2fsprogs
+	dropbear-bin openssh-client)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
 # (libclang-rt-14-dev: libFuzzer and the sanitizer runtimes of clang, only recommended by it;
 # cmake and ninja-build: scripts/rdma-core.sh builds a newer rdma-core with them)

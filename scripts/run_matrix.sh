@@ -21,6 +21,7 @@ PRESET=default
 REPEATS='' RUNTIME='' RAMP=''
 OUT=
 SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
+CLIENTS_ARG='' CLIENT_HOSTS=()
 SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
 RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
 DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL=
@@ -86,6 +87,12 @@ Where:
   --remote-dir DIR     the project's folder on HOST (default: $ROOT)
   --server-ip ADDR     the server's RDMA address (default with --server: HOST;
                        with a local RDMA device: required; in the VM: 192.168.77.1)
+  --clients H1,H2,...  the clients on these hosts (or @FILE: one host a line), with
+                       fio's client/server mode: \`fio --server\` started on each over
+                       ssh (and stopped afterwards), this host the controller; each
+                       fio point runs with the first 1, 2 .. N hosts at once, client i's
+                       jobs on the server's jobs for it (ports); the report adds IOPS
+                       and latency vs client hosts x jobs. Needs --server; no cost runs
   --rdma-dev DEV       the RDMA device for perftest (default: its first)
   --vm-kernel V        the Soft-RoCE VM's kernel: 6.1 (default) or 6.12
   --port N             first TCP port used (default $PORT_BASE; one per run)
@@ -142,6 +149,7 @@ parse_args() {
 		--server) need_value "$@"; SSH_HOST=$2; shift ;;
 		--remote-dir) need_value "$@"; REMOTE_DIR=$2; shift ;;
 		--server-ip) need_value "$@"; SERVER_IP=$2; shift ;;
+		--clients) need_value "$@"; CLIENTS_ARG=$2; shift ;;
 		--rdma-dev) need_value "$@"; RDMA_DEV=$2; shift ;;
 		--vm-kernel) need_value "$@"; VM_KERNEL=$2; shift ;;
 		--port) need_value "$@"; PORT_BASE=$2; shift ;;
@@ -181,11 +189,36 @@ parse_args() {
 	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
 	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
+	[ -z "$CLIENTS_ARG" ] || parse_clients
 	if [ "$NATIVE" = 1 ]; then
 		# 6.1's rxe has no FLUSH
 		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
 		VM_KERNEL=6.12
 	fi
+}
+
+# --clients H1,H2,... or @FILE -> CLIENT_HOSTS; what the mode cannot do is refused here
+parse_clients() {
+	local h list=()
+	if [[ $CLIENTS_ARG == @* ]]; then
+		[ -r "${CLIENTS_ARG#@}" ] || die "--clients: cannot read the host file '${CLIENTS_ARG#@}'"
+		mapfile -t list < <(sed -e 's/#.*//' -e 's/[[:space:]]//g' "${CLIENTS_ARG#@}" | grep -v '^$')
+	else
+		IFS=, read -ra list <<<"$CLIENTS_ARG"
+	fi
+	[ ${#list[@]} -gt 0 ] || die "--clients: no host in '$CLIENTS_ARG'"
+	for h in "${list[@]}"; do
+		[[ $h =~ ^[A-Za-z0-9][A-Za-z0-9._:-]*$ ]] || die "--clients: '$h' is not a host name"
+		[[ " ${CLIENT_HOSTS[*]} " != *" $h "* ]] || die "--clients: '$h' is named twice"
+		CLIENT_HOSTS+=("$h")
+	done
+	[ -n "$SSH_HOST" ] || die "--clients needs --server HOST: the server side runs there"
+	[ "$IMPLS" = ours ] || die "--clients: only our engines (--impl ours) run as job files on client hosts"
+	[ "$INSTRUCTIONS" = 0 ] || die "--clients: --instructions counts one client: run it without --clients"
+	[ "$NATIVE" = 0 ] || die "--clients: not with --native (its libibverbs is not on the client hosts)"
+	# per-I/O costs are per connection: one host shows them (run without --clients)
+	COSTS=0
+	PLAN_ARGS+=(--hosts "${#CLIENT_HOSTS[@]}")
 }
 
 check_tools() {
@@ -251,6 +284,7 @@ write_options() {
 		server_ip "$SERVER_IP" server_host "${SSH_HOST:-local}" server_mem "$SERVER_MEM" \
 		server_size "$SERVER_SIZE" direct_write_to_pmem "$DIRECT_WRITE" \
 		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" impls "$IMPLS" costs "$COSTS" \
+		client_hosts "${CLIENT_HOSTS[*]:-local}" \
 		instructions "$INSTRUCTIONS" \
 		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
 }
@@ -265,6 +299,7 @@ on_interrupt() {
 	echo "$PROG: interrupted: stopping the server and client, keeping the partial results" >&2
 	stop_client
 	stop_server
+	stop_fio_daemons
 	echo "partial (interrupted)" >"$OUT/status"
 	# in the VM the host builds the report once the VM is down
 	[ "$IN_VM" = 1 ] || build_report
@@ -282,24 +317,25 @@ measure() {
 	n=$(($(wc -l <"$OUT/plan.tsv") - 1))
 	total=$((n * REPEATS))
 	start=$(date +%s)
-	local id impl method workload rw bs qd sync nj r
-	while IFS=$'\t' read -r -u 3 id impl method workload rw bs qd sync nj; do
+	local id impl method workload rw bs qd sync nj hosts r
+	while IFS=$'\t' read -r -u 3 id impl method workload rw bs qd sync nj hosts; do
 		[ "$id" != id ] || continue # the header
 		for ((r = 1; r <= REPEATS; r++)); do
 			k=$((k + 1))
-			port=$((port + nj))
+			port=$((port + nj * hosts))
 			local elapsed eta=""
 			elapsed=$(($(date +%s) - start))
 			[ "$k" -gt 1 ] && eta=" ETA $(fmt_secs $((elapsed * (total - k + 1) / (k - 1))))"
-			printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s run %d/%d%s\n' \
-				"$k" "$total" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$r" "$REPEATS" "$eta" >&2
+			printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s run %d/%d%s\n' \
+				"$k" "$total" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
+				"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" "$r" "$REPEATS" "$eta" >&2
 			local stem=$OUT/runs/$id-r$r
 			if [ "$method" = raw ]; then
 				local tool
 				tool=$(raw_tool "$rw" "$sync")
 				run_perftest "$stem" "$tool" "$bs" "$qd" "$port" || failed=$((failed + 1))
 			else
-				run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" ||
+				run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 0 "$hosts" ||
 					failed=$((failed + 1))
 			fi
 			report_failure "$stem"
@@ -450,7 +486,9 @@ main() {
 		die "this machine has an RDMA device: give its address with --server-ip"
 	fi
 	mkdir -p "$OUT"
+	[ ${#CLIENT_HOSTS[@]} = 0 ] || start_fio_daemons
 	measure
+	stop_fio_daemons
 	build_report
 }
 

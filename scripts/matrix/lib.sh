@@ -7,6 +7,7 @@
 # peer's fio, --impl peer) and VERBS_COUNT (the cost counter, relative to the root).
 
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
+FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
 MATRIX_CPID=''		# the running client
 
 # Run a server-side command: here, or on $SSH_HOST in $REMOTE_DIR. The remote
@@ -41,6 +42,49 @@ stop_server() {
 	kill "$MATRIX_SPID" 2>/dev/null || true
 	wait "$MATRIX_SPID" 2>/dev/null || true
 	MATRIX_SPID=
+}
+
+# --clients: `fio --server` on every client host, in REMOTE_DIR (its jobs' relative
+# paths), as a daemon whose pid file stop_fio_daemons ends
+FIO_DAEMON_PID=/tmp/rpma-matrix-fio-daemon.pid
+start_fio_daemons() {
+	local h
+	trap stop_fio_daemons EXIT
+	for h in "${CLIENT_HOSTS[@]}"; do
+		echo "$PROG: starting fio --server on $h" >&2
+		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$h" \
+			"cd $(printf '%q' "$REMOTE_DIR") && fio --server --daemonize=$FIO_DAEMON_PID" ||
+			die "cannot start fio --server on '$h' over ssh (key-based, BatchMode=yes; fio installed there?)"
+		FIO_DAEMONS+=("$h")
+	done
+}
+
+stop_fio_daemons() {
+	local h
+	for h in "${FIO_DAEMONS[@]}"; do
+		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$h" \
+			"kill \$(cat $FIO_DAEMON_PID) 2>/dev/null; rm -f $FIO_DAEMON_PID" || true
+	done
+	FIO_DAEMONS=()
+}
+
+# --clients: the controller's command of a point, into CLIENT_CMD: client host i (of the
+# first HOSTS) runs NJ jobs on the server's jobs i*NJ .. i*NJ+NJ-1 (ports), from a job
+# file of its own with every variable expanded. Needs fio_commands' FIO_VARS and JOB.
+client_host_commands() { # STEM ENGINE HOSTS NJ PORT LIMIT CLIENT_OPTS...
+	local stem=$1 engine=$2 hosts=$3 nj=$4 port=$5 limit=$6 i job sets=()
+	shift 6
+	local o
+	for o in "$@"; do sets+=(--set "${o#--}"); done
+	CLIENT_CMD=(timeout "$limit" fio)
+	for ((i = 0; i < hosts; i++)); do
+		job=$stem.client$i.fio
+		python3 "$MATRIX_PY" expand-job --out "$job" \
+			--set ioengine=external:"$REMOTE_DIR/$ENGINE_DIR/librpma_$engine.so" "${sets[@]}" "$JOB" \
+			CONNECT_TIMEOUT=30000 BUSY_WAIT=1 TIME_BASED=1 NUMBER_IOS=0 \
+			"${FIO_VARS[@]}" PORT=$((port + i * nj)) NUMJOBS="$nj" || return 1
+		CLIENT_CMD+=(--client="${CLIENT_HOSTS[$i]}" "$job")
+	done
 }
 
 stop_client() {
@@ -140,7 +184,7 @@ callgrind_of() {
 # (exactly cost_ios I/Os per job, no ramp, the client sleeping on its completions);
 # COST 2: the same with INSTR_IOS I/Os, fio run by SERVER_WRAP / CLIENT_WRAP (callgrind).
 fio_commands() {
-	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 ios
+	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 hosts=${10:-1} ios
 	local engine=apm client_opts=() job run=(env) busy=1
 	case $method in
 	gpspm-*) engine=gpspm ;;
@@ -192,6 +236,13 @@ fio_commands() {
 	read) job=jobs/randread.fio ;;
 	rw) job=jobs/rw.fio ;;
 	esac
+	JOB=$job
+	if [ ${#CLIENT_HOSTS[@]} -gt 0 ]; then
+		# the server's jobs serve every client host's
+		SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" NUMJOBS=$((nj * hosts)) timeout "$limit" fio "$server_job")
+		client_host_commands "$FIO_STEM" "$engine" "$hosts" "$nj" "$port" "$limit" "${client_opts[@]}"
+		return
+	fi
 	SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${SERVER_WRAP[@]}" fio "$server_job")
 	CLIENT_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${CLIENT_WRAP[@]}" fio
 		--ioengine=external:"$ENGINE_DIR/librpma_$engine.so" "${client_opts[@]}" "$job")
@@ -202,7 +253,7 @@ fio_commands() {
 # STEM.{client,server}.verbs.json (tests/tools/verbs_count.c) and STEM.packets;
 # STEM.failed on failure.
 run_fio() {
-	local stem=$1 impl=$2 method=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 port=$9 cost=${10:-0}
+	local stem=$1 impl=$2 method=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 port=$9 cost=${10:-0} hosts=${11:-1}
 	SERVER_WRAP=() CLIENT_WRAP=()
 	if [ "$cost" = 2 ]; then
 		rm -f "$stem".*.callgrind
@@ -214,7 +265,9 @@ run_fio() {
 			SERVER_WRAP=("${WRAP[@]}")
 		fi
 	fi
-	fio_commands "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" "$cost"
+	FIO_STEM=$stem
+	fio_commands "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" "$cost" "$hosts" ||
+		{ echo "could not write the client hosts' job files" >"$stem.failed"; return 1; }
 	local spre=(env) cpre=(env) packets_before=0
 	if [ "$cost" = 1 ]; then
 		rm -f "$stem".*.verbs.json
@@ -229,7 +282,7 @@ run_fio() {
 	server_cmd "${spre[@]}" "${SERVER_CMD[@]}" --output-format=json --output="$sjson" \
 		>"$stem.server.log" 2>&1 &
 	MATRIX_SPID=$!
-	if ! wait_listening "$port" "$nj" $((cost == 2 ? 120 : 30)); then
+	if ! wait_listening "$port" $((nj * hosts)) $((cost == 2 ? 120 : 30)); then
 		stop_server
 		echo "the $impl $method server did not start listening" >"$stem.failed"
 		return 1

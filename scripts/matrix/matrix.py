@@ -53,7 +53,8 @@ PRESETS = {
                  bw_qd=16, qd=[1 << i for i in range(8)], rws=["write", "read"],
                  read_bs=[256 << i for i in range(11)], mix=True, jobs=[1, 2, 4]),
 }
-PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs"]
+# hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs
+PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs", "hosts"]
 # whose engines: ours, or the peer (fio 3.33's in-tree engines over upstream librpma)
 IMPLS = ["ours", "peer"]
 # the methods the peer has (no no_flush option, no native FLUSH, no raw verbs of its own)
@@ -101,16 +102,19 @@ def raw_tool(rw, sync):
     return "ib_write_bw" if rw == "write" else None
 
 
-def make_plan(p, methods, impls=("ours",)):
+def make_plan(p, methods, impls=("ours",), hosts=1):
     """Points of the plan: deduplicated by what is measured; the first workload names it.
-    With the peer, its twin of each point follows ours (measured close in time)."""
+    With the peer, its twin of each point follows ours (measured close in time).
+    With HOSTS client hosts, each fio point runs with 1, 2 .. HOSTS of them (perftest
+    has one client: its points run once, from one host)."""
     points = []
     for pt in make_points(p, methods):
         for impl in impls:
             if impl == "peer" and (pt["method"] not in PEER_METHODS or
                                    (pt["method"].startswith("gpspm") and pt["rw"] != "write")):
                 continue  # the peer's GPSPM client cannot read
-            points.append(dict(pt, impl=impl))
+            for h in range(1, (1 if pt["method"] == "raw" else hosts) + 1):
+                points.append(dict(pt, impl=impl, hosts=h))
     for i, pt in enumerate(points, 1):
         pt["id"] = f"p{i:03d}"
     return points
@@ -184,11 +188,13 @@ def cmd_plan(args):
             die(f"--impl: unknown implementation '{impl}' (known: {', '.join(IMPLS)})")
     if len(set(impls)) != len(impls):
         die(f"--impl: '{args.impls}' names an implementation twice")
+    if args.hosts < 1:
+        die(f"--hosts: {args.hosts} is not a number of client hosts")
     if args.defaults:
         print(" ".join(f"{k}={p[k]}" for k in ("repeats", "runtime", "ramp")))
         return
     print("\t".join(PLAN_COLUMNS))
-    for pt in make_plan(p, methods, impls):
+    for pt in make_plan(p, methods, impls, args.hosts):
         print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
 
 
@@ -202,6 +208,7 @@ def read_plan(folder):
         plan = list(csv.DictReader(f, delimiter="\t"))
     for pt in plan:
         pt.setdefault("impl", "ours")  # folders from before the peer was a column
+        pt["hosts"] = pt.get("hosts") or "1"  # ... and before --clients
     return plan
 
 
@@ -212,18 +219,30 @@ def load_fio_json(path):
     return json.loads(text[text.index("{"):])
 
 
+def fio_result(doc):
+    """The group-reported result of a client's fio JSON: its job's, or with fio's
+    client/server mode (--client=HOST ...) the one of all the client hosts (fio's
+    'All clients'; with one host, that host's)."""
+    if "client_stats" not in doc:
+        return doc["jobs"][0]
+    stats = doc["client_stats"]
+    return next((s for s in stats if s.get("jobname") == "All clients"), stats[-1])
+
+
 def fio_figures(path, rw):
     """(iops, bw MiB/s, mean latency us, p99 us) of a client's fio JSON."""
-    job = load_fio_json(path)["jobs"][0]
+    job = fio_result(load_fio_json(path))
     dirs = ["read", "write"] if rw == "rw" else [rw]
     iops = sum(job[d]["iops"] for d in dirs)
     bw = sum(job[d]["bw_bytes"] for d in dirs) / (KIB * KIB)
     ios = sum(job[d]["total_ios"] for d in dirs) or 1
     lat = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in dirs) / ios / 1000
     # total latency's percentiles (lat_percentiles=1) where fio has them, else completion's
-    p99 = max((job[d]["lat_ns"].get("percentile") or job[d]["clat_ns"].get("percentile") or {})
-              .get("99.000000", 0) for d in dirs) / 1000
-    return float(iops), float(bw), float(lat), float(p99)
+    p99s = [(job[d]["lat_ns"].get("percentile") or job[d]["clat_ns"].get("percentile") or {})
+            .get("99.000000") for d in dirs]
+    # (fio's 'All clients' of the client/server mode has no percentiles)
+    p99 = max(p99s) / 1000 if None not in p99s else None
+    return float(iops), float(bw), float(lat), p99
 
 
 def server_cpu(path):
@@ -384,6 +403,7 @@ def summarize(folder):
         runs = point_runs(folder, pt)
         row = dict(pt)
         row["tool"] = raw_tool(pt["rw"], int(pt["sync"])) if pt["method"] == "raw" else "fio"
+        row["connections"] = int(pt["numjobs"]) * int(pt["hosts"])
         row["runs"] = len(runs)
         for i, name in enumerate(["iops", "bw_mib_s", "lat_mean_us"]):
             row[name + "_median"], row[name + "_min"], row[name + "_max"] = \
@@ -400,7 +420,7 @@ def summarize(folder):
 
 
 def same_point(a, b):
-    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs"))
+    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs", "hosts"))
 
 
 def twin(rows, r, impl):
@@ -452,6 +472,49 @@ def chart_fixed(rows, col, preferred):
 
 
 def chart_specs(rows):
+    """The charts of one host's points, then (--clients) the scaling charts."""
+    one_host = [(name, title, xcol, xlabel, fig, ylabel, lambda r, f=flt: r["hosts"] == "1" and f(r))
+                for name, title, xcol, xlabel, fig, ylabel, flt in one_host_specs(rows)]
+    return one_host + scaling_specs(rows)
+
+
+def scaling_specs(rows):
+    """--clients: IOPS and mean latency as client hosts x jobs grow, at the depth-1 (sync)
+    and the queued 4 KiB write points that ran on more than one host."""
+    many = [r for r in rows if r["hosts"] != "1" and r["rw"] == "write"]
+    specs = []
+    for sync, what in (("1", "iodepth 1, sync"), ("0", "queued")):
+        pts = {(r["bs"], r["iodepth"]) for r in many if r["sync"] == sync}
+        if not pts:
+            continue
+        bs, qd = min(pts, key=lambda p: (p[0] != "4096", -int(p[1])))
+        bs_label = f"{int(bs) // KIB} KiB" if int(bs) % KIB == 0 else f"{bs} B"
+        where = f"{bs_label}, iodepth {qd}" + (" sync" if sync == "1" else "")
+
+        def at(r, bs=bs, qd=qd, sync=sync):
+            return r["rw"] == "write" and r["bs"] == bs and r["iodepth"] == qd and r["sync"] == sync
+        # one point per number of connections: the one spread over the most hosts (2 hosts x
+        # 1 job rather than 1 host x 2 jobs), so a line grows hosts first, then jobs
+        best = {}
+        for r in rows:
+            if at(r):
+                key = (r["method"], r["impl"], int(r["hosts"]) * int(r["numjobs"]))
+                if key not in best or int(r["hosts"]) > int(best[key]["hosts"]):
+                    best[key] = r
+        keep = {r["id"] for r in best.values()}
+
+        def flt(r, keep=keep):
+            return r["id"] in keep
+        tag = "sync" if sync == "1" else "qd"
+        specs.append((f"iops_vs_clients_{tag}", f"write: IOPS of all clients vs client hosts x jobs "
+                      f"({where})", "connections", "client hosts x jobs", "iops", "IOPS", flt))
+        specs.append((f"lat_vs_clients_{tag}", f"write: mean latency vs client hosts x jobs "
+                      f"({where}, {what})", "connections", "client hosts x jobs", "lat_mean_us",
+                      "mean latency [us]", flt))
+    return specs
+
+
+def one_host_specs(rows):
     bw_qd = next((r["iodepth"] for r in rows if r["workload"] == "bw"), None) or \
         chart_fixed(rows, "iodepth", "16")
     qd_bs = chart_fixed(rows, "bs", "4096")
@@ -592,7 +655,7 @@ def read_status(folder):
 
 
 def summary_table(rows):
-    head = ["point", "method", "rw", "bs", "iodepth", "jobs", "runs", "IOPS median [min..max]",
+    head = ["point", "method", "rw", "bs", "iodepth", "jobs", "hosts", "runs", "IOPS median [min..max]",
             "MiB/s", "lat mean us [min..max]", "p99 us", "x no-flush", "of raw", "server CPU %"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
@@ -607,7 +670,7 @@ def summary_table(rows):
                     fmt(r["server_cpu_pct_median"])]
         lines.append("| " + " | ".join([r["id"], r["method"] + impl_suffix(r), r["rw"], size_str(r["bs"]),
                                         r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"),
-                                        r["numjobs"], str(r["runs"])] + figs) + " |")
+                                        r["numjobs"], r["hosts"], str(r["runs"])] + figs) + " |")
     return lines
 
 
@@ -617,7 +680,8 @@ def impl_suffix(r):
 
 def point_label(r):
     return (f"{r['method']} {r['rw']} {size_str(r['bs'])} qd{r['iodepth']}"
-            + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else ""))
+            + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else "")
+            + (f" x{r['hosts']} hosts" if r["hosts"] != "1" else ""))
 
 
 # the per-I/O cost columns of the report: (column, heading, digits)
@@ -909,7 +973,7 @@ def cmd_report(args):
         for i, point in enumerate(points, 1):
             pid = f"p{i:03d}"
             method, rw, bs, qd, sync, numjobs = point
-            f.write("\t".join(map(str, [pid, "ours", method, "sweep", rw, bs, qd, sync, numjobs]))
+            f.write("\t".join(map(str, [pid, "ours", method, "sweep", rw, bs, qd, sync, numjobs, 1]))
                     + "\n")
             for rep, (arg, job, server_jobs) in enumerate(runs[point], 1):
                 stem = os.path.join(folder, "runs", f"{pid}-r{rep}")
@@ -1126,6 +1190,58 @@ def cmd_compare(args):
     print(os.path.join(out, "report.html"))
 
 
+# ---------------------------------------------------------------- client job files
+
+JOB_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand_job(path, values, seen=()):
+    """The lines of fio job file PATH with its includes inlined and every ${VAR} replaced
+    from VALUES: what a client host of fio's client/server mode is sent (it cannot be
+    given an environment of its own)."""
+    if path in seen:
+        die(f"{path}: includes itself")
+    try:
+        with open(path) as f:
+            text = f.read()
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    out = []
+    for line in text.splitlines():
+        words = line.split(None, 1)
+        if not words or words[0][0] in "#;":
+            continue  # fio's comments (they may name ${VARIABLES})
+        if words[0] == "include" and len(words) == 2:
+            out += expand_job(os.path.join(os.path.dirname(path), words[1].strip()), values,
+                              seen + (path,))
+            continue
+
+        def value(m):
+            if m.group(1) not in values:
+                die(f"{path}: ${{{m.group(1)}}} has no value (give {m.group(1)}=VALUE)")
+            return values[m.group(1)]
+        out.append(JOB_VAR.sub(value, line))
+    return out
+
+
+def cmd_expand_job(args):
+    values = {}
+    for kv in args.vars:
+        name, eq, val = kv.partition("=")
+        if not eq or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+            die(f"expand-job: '{kv}' is not VAR=VALUE")
+        values[name] = val
+    lines = expand_job(args.job, values)
+    at = next((i + 1 for i, l in enumerate(lines) if l.strip() == "[global]"), None)
+    extra = [f"{o}" for o in args.set or []]
+    if at is None:
+        lines = ["[global]"] + extra + lines
+    else:
+        lines[at:at] = extra
+    with open(args.out, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -1142,6 +1258,8 @@ def main():
     p.add_argument("--mix", action="store_true")
     p.add_argument("--jobs")
     p.add_argument("--impls", help="ours,peer (default ours)")
+    p.add_argument("--hosts", type=int, default=1,
+                   help="client hosts (run_matrix.sh --clients): each fio point with 1..N of them")
     p.add_argument("--native", action="store_true",
                    help="the native build: apm-native is allowed and in the default list")
     p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
@@ -1164,6 +1282,12 @@ def main():
     r.add_argument("--command", help="the command line to record in options.json")
     r.add_argument("files", nargs="+", metavar="[METHOD=]FIO_JSON")
     r.set_defaults(fn=cmd_report)
+    e = sub.add_parser("expand-job", help="a job file for a client host: includes and ${VAR} expanded")
+    e.add_argument("--out", required=True)
+    e.add_argument("--set", action="append", metavar="OPTION=VALUE", help="added to [global]")
+    e.add_argument("job")
+    e.add_argument("vars", nargs="*", metavar="VAR=VALUE")
+    e.set_defaults(fn=cmd_expand_job)
     args = ap.parse_args()
     args.fn(args)
 

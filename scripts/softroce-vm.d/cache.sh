@@ -8,7 +8,7 @@
 # The host tools the harness and the guest use, as NAME:PACKAGE.
 HOST_TOOLS=(qemu-system-x86_64:qemu-system-x86 busybox:busybox-static depmod:kmod cpio:cpio xz:xz-utils
 	ip:iproute2 rdma:iproute2 ibv_devinfo:ibverbs-utils ib_write_lat:perftest rping:rdmacm-utils
-	ndctl:ndctl daxctl:daxctl mkfs.ext4:e2fsprogs)
+	ndctl:ndctl daxctl:daxctl mkfs.ext4:e2fsprogs dropbear:dropbear-bin ssh:openssh-client)
 
 # Leftover run directories, and whether their owner still runs.
 list_run_dirs() {

@@ -5,15 +5,20 @@
 # host's / (read-only 9p + tmpfs overlay), started by stage 1 (init).
 # The host copies it into the per-run directory, /run/softroce-vm here.
 #
-# It sets up Soft-RoCE (rxe on a dummy netdev), optionally the emulated
+# It sets up Soft-RoCE (rxe on a dummy netdev; with --nodes on the virtio
+# NIC of the run's network, with hostnames and sshd), optionally the emulated
 # PMem, then runs the user's COMMAND and records its exit status in
 # /run/softroce-vm/status.  Its stdout/stderr are the per-run directory's
-# stdout/stderr files, which the host streams to the caller.
+# stdout/stderr files, which the host streams to the caller.  With --nodes,
+# node 0 runs COMMAND once every other node answers over ssh; the others
+# only serve (the host stops them when node 0 is done).
 #
 # Inputs (all written by the host into /run/softroce-vm):
 #   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX QUIET ACCEL
+#           NODE NODES NODE_HOSTS ("node0=ADDR node1=ADDR ...")
 #   env     `export NAME=VALUE` lines from --env
-#   argv    CMD=( COMMAND... )
+#   argv    CMD=( COMMAND... ), empty on nodes other than 0
+#   ssh/    (--nodes) host_key, id_ed25519[.pub], known_hosts
 
 set -uo pipefail
 
@@ -21,6 +26,12 @@ RUN=/run/softroce-vm
 RXE_NETDEV=rxenet0
 RXE_DEV=rxe0
 FSDAX_DIR=/mnt/pmem
+NIC=eth0
+# what ssh sessions on a node source for the variables COMMAND gets
+NODE_ENV=/etc/softroce-vm.env
+# how long node 0 waits for the others to answer over ssh (TCG boots 2-4
+# guests on the same cores)
+PEER_WAIT=${SOFTROCE_VM_PEER_WAIT:-300}
 
 note() {
 	echo "softroce-vm: $*" >/dev/console
@@ -30,6 +41,7 @@ note() {
 die() {
 	echo "softroce-vm: error: $*" >/dev/console
 	echo "softroce-vm: error: $*" >&2
+	echo "$*" >"$RUN/failed" # node 0 stops waiting for this node
 	exit 1
 }
 
@@ -52,6 +64,87 @@ setup_rxe() {
 	step "rxe device" rdma link add "$RXE_DEV" type rxe netdev "$RXE_NETDEV" >/dev/null
 	note "$RXE_DEV on $RXE_NETDEV, RPMA_TEST_ADDR=$RXE_ADDR"
 	export RPMA_TEST_ADDR=$RXE_ADDR
+}
+
+# --nodes: the run's network on the virtio NIC, rxe on it, the node names.
+setup_network() {
+	local h
+	[[ -e /sys/class/net/$NIC ]] || die "no network device $NIC (virtio_net missing from the initramfs?)"
+	step "loopback up" ip link set lo up >/dev/null
+	step "$NIC address" ip addr add "$RXE_ADDR/$RXE_PREFIX" dev "$NIC" >/dev/null
+	step "$NIC up" ip link set "$NIC" up >/dev/null
+	step "rxe device" rdma link add "$RXE_DEV" type rxe netdev "$NIC" >/dev/null
+	hostname "node$NODE"
+	{
+		echo "127.0.0.1 localhost"
+		for h in $NODE_HOSTS; do
+			echo "${h#*=} ${h%%=*}"
+		done
+	} >/etc/hosts
+	note "node$NODE: $RXE_DEV on $NIC, $RXE_ADDR (of: $NODE_HOSTS)"
+	export RPMA_TEST_ADDR=$RXE_ADDR
+}
+
+# --nodes: dropbear with the run's host key, and an ssh client set up to
+# reach every node with the run's key (ssh -o BatchMode=yes nodeI works).
+setup_ssh() {
+	local k=$RUN/ssh
+	mkdir -p /root/.ssh && chmod 700 /root/.ssh
+	install -m 600 "$k/id_ed25519" /root/.ssh/id_ed25519
+	install -m 644 "$k/id_ed25519.pub" /root/.ssh/id_ed25519.pub
+	install -m 600 "$k/id_ed25519.pub" /root/.ssh/authorized_keys
+	mkdir -p /etc/ssh/ssh_config.d
+	cat >/etc/ssh/ssh_config.d/softroce-vm.conf <<EOF
+Host node* 192.168.*
+	IdentityFile /root/.ssh/id_ed25519
+	UserKnownHostsFile $k/known_hosts
+	StrictHostKeyChecking yes
+	BatchMode yes
+	ConnectTimeout 10
+	LogLevel ERROR
+	# a key exchange costs seconds under TCG: one connection per node, reused
+	ControlMaster auto
+	ControlPath /tmp/ssh-%r@%h:%p
+	ControlPersist 120
+EOF
+	# bash runs ~/.bashrc for ssh commands: the host's (this overlay's lower layer)
+	# may set up a user's tools (seconds under TCG, another PATH); in the guest a
+	# remote command gets what COMMAND gets instead
+	cat >/root/.bashrc <<EOF
+export PATH=$PATH
+[ -r $NODE_ENV ] && . $NODE_ENV
+EOF
+	install -m 600 "$k/host_key" /etc/softroce-vm-host-key
+	# -s: keys only; -F -E: in the foreground here, its messages in dropbear.log
+	dropbear -F -E -s -p 22 -r /etc/softroce-vm-host-key >>"$RUN/dropbear.log" 2>&1 &
+}
+
+# What a remote command needs (it gets none of COMMAND's environment):
+# `ssh nodeI '. /etc/softroce-vm.env; ...'`.
+write_node_env() {
+	local v
+	for v in RPMA_TEST_ADDR RPMA_TEST_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
+		SOFTROCE_VM_NODE SOFTROCE_VM_NODES; do
+		[[ -n ${!v:-} ]] && echo "export $v=${!v}"
+	done >"$NODE_ENV"
+}
+
+# Node 0, before COMMAND: every other node set up and answering over ssh.
+wait_for_peers() {
+	local i deadline=$((SECONDS + PEER_WAIT))
+	for ((i = 1; i < NODES; i++)); do
+		while :; do
+			[[ ! -f $RUN/node$i/failed ]] ||
+				die "node$i failed to set up: $(cat "$RUN/node$i/failed")"
+			if [[ -f $RUN/node$i/ready ]] && ssh -n "node$i" true 2>/dev/null; then
+				break
+			fi
+			((SECONDS < deadline)) ||
+				die "node$i did not answer over ssh within $PEER_WAIT s (its guest log: node$i/guest.log)"
+			sleep 1
+		done
+	done
+	note "all $NODES nodes answer over ssh (${SECONDS} s)"
 }
 
 # ndctl's JSON output -> the value of one string field, e.g. "chardev".
@@ -85,11 +178,27 @@ main() {
 	local rc CMD=()
 	# shellcheck disable=SC1091 # written by the host at run time
 	source "$RUN/config" || die "cannot read $RUN/config"
-	setup_rxe
+	NODE=${NODE:-0} NODES=${NODES:-1}
+	if ((NODES > 1)); then
+		setup_network
+		setup_ssh
+		export SOFTROCE_VM_NODE=$NODE SOFTROCE_VM_NODES=$NODES
+	else
+		setup_rxe
+	fi
 	[[ $PMEM == 1 ]] && setup_pmem
 	export SOFTROCE_VM=1
 	# the accelerator that runs this guest (kvm or tcg), for reports
 	export SOFTROCE_VM_ACCEL=${ACCEL:-unknown}
+	if ((NODES > 1)); then
+		write_node_env
+		if ((NODE != 0)); then
+			: >"$RUN/ready"
+			note "node$NODE ready"
+			while :; do sleep 3600; done # until the host stops this guest
+		fi
+		wait_for_peers
+	fi
 	# shellcheck disable=SC1091
 	source "$RUN/env" || die "cannot read $RUN/env"
 	# shellcheck disable=SC1091

@@ -18,6 +18,7 @@ MODULES_BASE=(
 	'?virtio_pci'                    # built in since 6.12
 	9pnet_virtio 9p overlay
 	dummy
+	'?virtio_net' # --nodes: the NIC on the run's network
 	rdma_rxe ib_uverbs rdma_ucm
 )
 MODULES_PMEM=(

@@ -11,6 +11,7 @@ LOG_TAIL_LINES=60
 # Per-run state, for the EXIT/signal traps.
 RUN_DIR=
 QEMU_PID=
+PEER_PIDS=() # --nodes: the QEMUs of nodes 1..N-1
 TAIL_PIDS=()
 KEEP_RUN_DIR=0
 INTERRUPTED=
@@ -21,11 +22,12 @@ cleanup_run() {
 		kill -TERM "$QEMU_PID" 2>/dev/null || true
 		wait "$QEMU_PID" 2>/dev/null || true
 	fi
+	stop_peers
 	for p in "${TAIL_PIDS[@]}"; do
 		kill "$p" 2>/dev/null || true
 	done
 	[[ -n $RUN_DIR && -d $RUN_DIR ]] || return 0
-	rm -f "$RUN_DIR/pmem.img"
+	rm -f "$RUN_DIR/pmem.img" "$RUN_DIR"/node*/pmem.img
 	((KEEP_RUN_DIR)) || rm -rf "$RUN_DIR"
 }
 
@@ -41,6 +43,12 @@ check_run_tools() {
 		die "qemu-system-x86_64 not found: install the Debian package 'qemu-system-x86' (run: sudo scripts/deps.sh vm)"
 	need_tool ip iproute2
 	need_tool rdma iproute2
+	if ((OPT_NODES > 1)); then
+		need_tool dropbear dropbear-bin
+		need_tool dropbearkey dropbear-bin
+		need_tool ssh openssh-client
+		need_tool ssh-keygen openssh-client
+	fi
 	if ((OPT_PMEM)); then
 		need_tool ndctl ndctl
 		need_tool mkfs.ext4 e2fsprogs
@@ -74,34 +82,75 @@ run_accel() { # V
 	fi
 }
 
-# The per-run directory's config, env and argv files (see guest.sh).
-write_run_files() {
-	local e a
+# Node I's address: node 0 has RXE_ADDR, the next ones the addresses after it.
+node_addr() { # I
+	echo "${RXE_ADDR%.*}.$((${RXE_ADDR##*.} + $1))"
+}
+
+# Node I's folder in the run directory (its 9p tag softroce-run): node 0's is
+# the run directory itself, so that it sees the others' folders too.
+node_dir() { # I
+	if (($1 == 0)); then echo "$RUN_DIR"; else echo "$RUN_DIR/node$1"; fi
+}
+
+# The run's ssh keys (--nodes): one host key for every node's dropbear, one
+# client key that every node accepts, and the known_hosts that names them.
+write_ssh_keys() {
+	local d=$RUN_DIR/ssh i names='' pub
+	mkdir -m 700 "$d"
+	dropbearkey -t ed25519 -f "$d/host_key" >/dev/null 2>&1 || die "dropbearkey could not make the run's host key"
+	ssh-keygen -q -t ed25519 -N '' -C "softroce-vm run" -f "$d/id_ed25519" || die "ssh-keygen could not make the run's key"
+	pub=$(dropbearkey -y -f "$d/host_key" | grep '^ssh-ed25519 ' | cut -d' ' -f1-2)
+	[[ -n $pub ]] || die "dropbearkey gave no public host key"
+	for ((i = 0; i < OPT_NODES; i++)); do
+		names+="${names:+,}node$i,$(node_addr "$i")"
+	done
+	echo "$names $pub" >"$d/known_hosts"
+}
+
+# Node I's config, env and argv files (see guest.sh).
+write_run_files() { # I
+	local e a dir i hosts=''
+	dir=$(node_dir "$1")
+	mkdir -p "$dir"
+	for ((i = 0; i < OPT_NODES; i++)); do
+		hosts+="${hosts:+ }node$i=$(node_addr "$i")"
+	done
 	{
 		echo "SHARE=$(shquote "$OPT_SHARE")"
 		echo "CWD=$(shquote "$OPT_CWD")"
 		echo "PMEM=$OPT_PMEM"
 		echo "PMEM_DEVDAX_MIB=$((OPT_PMEM_MIB / 2))"
-		echo "RXE_ADDR=$RXE_ADDR"
+		echo "RXE_ADDR=$(node_addr "$1")"
 		echo "RXE_PREFIX=$RXE_PREFIX"
 		echo "QUIET=$QUIET"
 		echo "ACCEL=$ACCEL_NAME"
-	} >"$RUN_DIR/config"
+		echo "NODE=$1"
+		echo "NODES=$OPT_NODES"
+		echo "NODE_HOSTS=$(shquote "$hosts")"
+	} >"$dir/config"
 	for e in "${OPT_ENVS[@]}"; do # NAME=VALUE
 		echo "export ${e%%=*}=$(shquote "${e#*=}")"
-	done >"$RUN_DIR/env"
-	{
-		printf 'CMD=('
-		for a in "${OPT_COMMAND[@]}"; do
-			printf ' %s' "$(shquote "$a")"
-		done
-		echo ' )'
-	} >"$RUN_DIR/argv"
-	cp "$PARTS/guest.sh" "$RUN_DIR/guest.sh"
-	: >"$RUN_DIR/stdout"
-	: >"$RUN_DIR/stderr"
-	: >"$RUN_DIR/guest.log"
-	echo $$ >"$RUN_DIR/owner.pid"
+	done >"$dir/env"
+	if (($1 == 0)); then
+		{
+			printf 'CMD=('
+			for a in "${OPT_COMMAND[@]}"; do
+				printf ' %s' "$(shquote "$a")"
+			done
+			echo ' )'
+		} >"$dir/argv"
+	else
+		echo 'CMD=()' >"$dir/argv" # the others serve until node 0 is done
+	fi
+	if ((OPT_NODES > 1)); then
+		[[ $1 == 0 ]] || cp -r "$RUN_DIR/ssh" "$dir/ssh"
+	fi
+	cp "$PARTS/guest.sh" "$dir/guest.sh"
+	: >"$dir/stdout"
+	: >"$dir/stderr"
+	: >"$dir/guest.log"
+	echo $$ >"$dir/owner.pid"
 }
 
 start_run_dir() {
@@ -111,42 +160,88 @@ start_run_dir() {
 	trap 'on_signal INT' INT
 	trap 'on_signal TERM' TERM
 	trap 'on_signal HUP' HUP
-	write_run_files
+	local i
+	((OPT_NODES == 1)) || write_ssh_keys
+	for ((i = 0; i < OPT_NODES; i++)); do
+		write_run_files "$i"
+	done
 }
 
-# QEMU's arguments -> QARGS; with --pmem it creates the NVDIMM's backing file.
-qemu_args() { # V
-	local machine=pc memspec=$OPT_MEM pmem_args=() size
+# One virtual L2 network for all the nodes: QEMU's socket netdev on a
+# multicast group of the host's loopback (no switch process, no root, no
+# host interface), a group and port of this run's own.
+pick_network() {
+	NET_GROUP=230.77.$((RANDOM % 256)).$((RANDOM % 255 + 1))
+	NET_PORT=$((20000 + RANDOM % 30000))
+}
+
+# Node I's QEMU arguments -> QARGS; with --pmem it creates the NVDIMM's backing file.
+qemu_args() { # V I
+	local machine=pc memspec=$OPT_MEM pmem_args=() net_args=() size dir name=$PROG
+	dir=$(node_dir "$2")
+	if ((OPT_NODES > 1)); then
+		name=$PROG-node$2
+		net_args=(
+			-netdev "socket,id=net0,mcast=$NET_GROUP:$NET_PORT,localaddr=127.0.0.1"
+			-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf '%02x' "$(($2 + 1))")"
+		)
+	fi
 	if ((OPT_PMEM)); then
 		size=$((OPT_PMEM_MIB * 1024 * 1024 + 128 * 1024)) # + the label area
 		machine=pc,nvdimm=on
 		memspec="$OPT_MEM,slots=2,maxmem=$((OPT_MEM + OPT_PMEM_MIB + 1024))M"
-		truncate -s "$size" "$RUN_DIR/pmem.img"
+		truncate -s "$size" "$dir/pmem.img"
 		pmem_args=(
-			-object "memory-backend-file,id=pmem0,share=on,mem-path=$(qesc "$RUN_DIR/pmem.img"),size=$size"
+			-object "memory-backend-file,id=pmem0,share=on,mem-path=$(qesc "$dir/pmem.img"),size=$size"
 			-device 'nvdimm,id=nvdimm0,memdev=pmem0,label-size=128K'
 		)
 	fi
 	QARGS=(
-		-name "$PROG" -nodefaults -no-user-config -display none -monitor none -no-reboot
+		-name "$name" -nodefaults -no-user-config -display none -monitor none -no-reboot
 		-machine "$machine" "${ACCEL_ARGS[@]}" -smp "$OPT_CPUS" -m "$memspec"
 		-kernel "$(kernel_image "$1")" -initrd "$(kernel_dir "$1")/initramfs.img"
 		-append "console=ttyS0 panic=-1 loglevel=7 $ACCEL_APPEND ${SOFTROCE_VM_APPEND:-}"
-		-chardev "file,id=console,path=$(qesc "$RUN_DIR/guest.log")" -serial chardev:console
+		-chardev "file,id=console,path=$(qesc "$dir/guest.log")" -serial chardev:console
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
-		-virtfs "local,path=$(qesc "$RUN_DIR"),mount_tag=softroce-run,security_model=none,multidevs=remap"
+		-virtfs "local,path=$(qesc "$dir"),mount_tag=softroce-run,security_model=none,multidevs=remap"
 		-virtfs "local,path=$(qesc "$OPT_SHARE"),mount_tag=share,security_model=none,multidevs=remap"
-		"${pmem_args[@]}"
+		"${pmem_args[@]}" "${net_args[@]}"
 	)
 }
 
-# Run QEMU (under --timeout) while COMMAND's output streams to ours; wait for
-# it -> QRC (its status), T0 and T1 (start and end, on the host's clock).
-boot_guest() {
-	local timeout_cmd=()
+# --nodes: boot nodes 1..N-1 (in the background: they serve until node 0 is done).
+boot_peers() { # V
+	local i dir timeout_cmd=()
+	((OPT_TIMEOUT > 0)) && timeout_cmd=(timeout -k 10 "$((OPT_TIMEOUT + 30))")
+	for ((i = 1; i < OPT_NODES; i++)); do
+		dir=$(node_dir "$i")
+		qemu_args "$1" "$i"
+		"${timeout_cmd[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+		PEER_PIDS+=($!)
+	done
+}
+
+stop_peers() {
+	local p
+	for p in "${PEER_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	for p in "${PEER_PIDS[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	PEER_PIDS=()
+}
+
+# Run node 0's QEMU (under --timeout) while COMMAND's output streams to ours;
+# wait for it -> QRC (its status), T0 and T1 (start and end, on the host's clock).
+boot_guest() { # V
+	local timeout_cmd=() nodes=''
 	((OPT_TIMEOUT > 0)) && timeout_cmd=(timeout -k 10 "$OPT_TIMEOUT")
-	note "booting kernel $KVER ($ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB"))"
+	((OPT_NODES == 1)) || nodes="$OPT_NODES nodes on one network, each "
+	note "booting kernel $KVER ($nodes$ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB"))"
 	T0=$(now)
+	((OPT_NODES == 1)) || boot_peers "$1"
+	qemu_args "$1" 0
 	"${timeout_cmd[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$RUN_DIR/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	tail -n +1 -s 0.2 --pid="$QEMU_PID" -f "$RUN_DIR/stdout" &
@@ -159,6 +254,7 @@ boot_guest() {
 		kill -0 "$QEMU_PID" 2>/dev/null || break # else: a trapped signal woke us up
 	done
 	T1=$(now)
+	stop_peers
 	wait "${TAIL_PIDS[@]}" 2>/dev/null || true
 	TAIL_PIDS=()
 	QEMU_PID=
@@ -207,15 +303,35 @@ run_times() {
 	fi
 }
 
+# A node's QEMU messages at the end of its guest log.
+append_qemu_log() { # DIR
+	[[ -s $1/qemu.log ]] || return 0
+	{
+		echo "---- QEMU messages ----"
+		cat "$1/qemu.log"
+	} >>"$1/guest.log"
+}
+
+# --nodes, on a failure: the tail of the other nodes' logs too.
+show_peer_logs() {
+	local i dir
+	for ((i = 1; i < OPT_NODES; i++)); do
+		dir=$(node_dir "$i")
+		echo "---- last $((LOG_TAIL_LINES / 2)) lines of node$i's guest log ($dir/guest.log) ----"
+		tail -n "$((LOG_TAIL_LINES / 2))" "$dir/guest.log"
+		[[ ! -s $dir/stderr ]] || {
+			echo "---- node$i's own stderr ----"
+			tail -n 20 "$dir/stderr"
+		}
+	done
+}
+
 # After the guest: the status, the times, the log's tail on a failure.
 finish_run() {
-	local log=$RUN_DIR/guest.log shown
-	if [[ -s $RUN_DIR/qemu.log ]]; then
-		{
-			echo "---- QEMU messages ----"
-			cat "$RUN_DIR/qemu.log"
-		} >>"$log"
-	fi
+	local log=$RUN_DIR/guest.log shown i
+	for ((i = 0; i < OPT_NODES; i++)); do
+		append_qemu_log "$(node_dir "$i")"
+	done
 	shown=$log
 	[[ -n $OPT_LOG ]] && cp "$log" "$OPT_LOG" && shown=$OPT_LOG
 	run_status "$shown"
@@ -225,6 +341,7 @@ finish_run() {
 			echo "---- last $LOG_TAIL_LINES lines of the guest log ($shown) ----"
 			tail -n "$LOG_TAIL_LINES" "$log"
 			echo "---- end of the guest log ----"
+			((OPT_NODES == 1)) || show_peer_logs
 		} >&2
 		[[ $shown == "$log" ]] && KEEP_RUN_DIR=1
 	fi
@@ -237,9 +354,9 @@ cmd_run() { # the OPT_* of tool.py parse
 	check_run_tools
 	run_kernel "$OPT_KERNEL"
 	run_accel "$OPT_KERNEL"
+	pick_network
 	start_run_dir
-	qemu_args "$OPT_KERNEL"
-	boot_guest
+	boot_guest "$OPT_KERNEL"
 	finish_run
 	return "$RC"
 }

@@ -10,7 +10,11 @@
 E2E_PASSED=0
 E2E_FAILED=0
 E2E_FAILED_NAMES=()
-E2E_TMP=$(mktemp -d /tmp/rpma-e2e.XXXXXX)
+# E2E_SERVER_HOST=NODE (tests/multinode): every server runs on NODE over ssh, in
+# this folder (the same path there); E2E_TMP_BASE then names a folder both hosts
+# see (the shared project folder), for the servers' ready files.
+E2E_SERVER_HOST=${E2E_SERVER_HOST:-}
+E2E_TMP=$(mktemp -d "${E2E_TMP_BASE:-/tmp}/rpma-e2e.XXXXXX")
 E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
@@ -90,9 +94,36 @@ e2e_setup() {
 	E2E_CLIENT=("${E2E_CLIENT[@]//@PORT@/$E2E_PORT}")
 }
 
+# Run E2E_SERVER under the step timeout (--no-timeout: without), here or on
+# E2E_SERVER_HOST. There, its pid goes to E2E_DIR/server.pid (for
+# e2e_kill_server) and its exit status comes back as ssh's.
+e2e_run_server() { # [--no-timeout]
+	local time_limit=(timeout "$E2E_STEP_TIMEOUT")
+	[ "${1:-}" != --no-timeout ] || time_limit=()
+	local run=()
+	# started as a background job (a subshell): become the command, so that the job's
+	# pid is the server's (e2e_kill kills it by that pid)
+	[ "$BASHPID" = "$$" ] || run=(exec)
+	if [ -z "$E2E_SERVER_HOST" ]; then
+		"${run[@]}" "${time_limit[@]}" "${E2E_SERVER[@]}"
+		return
+	fi
+	"${run[@]}" ssh -n "$E2E_SERVER_HOST" "cd $(printf '%q' "$PWD") && . /etc/softroce-vm.env &&
+		{ $(printf '%q ' "${time_limit[@]}" "${E2E_SERVER[@]}") & echo \$! >$(printf '%q' "$E2E_DIR/server.pid"); wait \$!; }"
+}
+
+# SIGKILL the server started by e2e_run_server as process PID (here: PID itself).
+e2e_kill_server() { # PID
+	if [ -z "$E2E_SERVER_HOST" ]; then
+		kill -KILL "$1" 2>/dev/null
+		return
+	fi
+	ssh -n "$E2E_SERVER_HOST" "kill -KILL \$(cat $(printf '%q' "$E2E_DIR/server.pid"))" >>"$E2E_DIR/why" 2>&1
+}
+
 # Start the server (under timeout) and wait until it listens. Sets E2E_SPID.
 e2e_start_server() {
-	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+	e2e_run_server >"$E2E_DIR/server.log" 2>&1 &
 	E2E_SPID=$!
 	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT" "$E2E_SPID"; then
 		echo "  server did not start listening (it exited, or not within $E2E_READY_TIMEOUT s)" >>"$E2E_DIR/why"
@@ -181,6 +212,14 @@ e2e_many() {
 	return 0
 }
 
+e2e_kill_victim() { # server|client PID
+	if [ "$1" = server ]; then
+		e2e_kill_server "$2"
+	else
+		kill -KILL "$2" 2>/dev/null
+	fi
+}
+
 # e2e_kill NAME VICTIM(server|client) TRIGGER_REGEX EXPECT_REGEX SERVER_CMD... -- CLIENT_CMD...
 # Runs server and client; once the server's output matches TRIGGER_REGEX, kills
 # VICTIM with SIGKILL. The victim must die of it (status 137: it was still
@@ -194,14 +233,15 @@ e2e_kill() {
 	e2e_setup "$name" "$@"
 	local spid cpid vpid survivor_pid survivor_log
 	if [ "$victim" = server ]; then
-		"${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+		e2e_run_server --no-timeout >"$E2E_DIR/server.log" 2>&1 &
 		spid=$!
 	else
-		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
+		e2e_run_server >"$E2E_DIR/server.log" 2>&1 &
 		spid=$!
 	fi
 	if ! e2e_wait_file "$E2E_READY" "$E2E_READY_TIMEOUT" "$spid"; then
 		echo "  server did not start listening (it exited, or not within $E2E_READY_TIMEOUT s)" >>"$E2E_DIR/why"
+		e2e_kill_victim server "$spid"
 		kill -KILL "$spid" 2>/dev/null
 		wait "$spid"
 		e2e_result "$name" 1
@@ -218,11 +258,11 @@ e2e_kill() {
 		vpid=$spid survivor_pid=$cpid survivor_log=$E2E_DIR/client.log
 	fi
 	if e2e_wait_line "$E2E_DIR/server.log" "$trigger" "$E2E_STEP_TIMEOUT"; then
-		kill -KILL "$vpid" 2>/dev/null
+		e2e_kill_victim "$victim" "$vpid"
 		echo "  killed the $victim (pid $vpid) with SIGKILL" >>"$E2E_DIR/why"
 	else
 		echo "  the server never said /$trigger/" >>"$E2E_DIR/why"
-		kill -KILL "$vpid" 2>/dev/null
+		e2e_kill_victim "$victim" "$vpid"
 		status=1
 	fi
 	# (quietly: the shell would report the kill on stderr)
@@ -253,7 +293,7 @@ e2e_fails() {
 	local name=$1 expect=$2 status=0 rc=0
 	shift 2
 	e2e_setup "$name" "$@" --
-	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 || rc=$?
+	e2e_run_server >"$E2E_DIR/server.log" 2>&1 || rc=$?
 	if [ "$rc" -eq 0 ] || [ "$rc" -eq 124 ]; then
 		echo "  the server exited with $rc; it should have failed by itself" >>"$E2E_DIR/why"
 		status=1

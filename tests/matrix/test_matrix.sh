@@ -119,8 +119,8 @@ sweep_report() {
 # marked and makes the report PARTIAL
 sweep_repeats_and_failure() {
 	local dir=$1
-	if ! grep -q '^p001,ours,apm,sweep,write,4096,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
-			! grep -q '^p002,ours,apm,sweep,write,4096,16,0,1,fio,1,' "$dir/results.csv" ||
+	if ! grep -q '^p001,ours,apm,sweep,write,4096,1,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
+			! grep -q '^p002,ours,apm,sweep,write,4096,16,0,1,1,fio,1,' "$dir/results.csv" ||
 			[ ! -e "$dir/runs/p002-r2.failed" ] ||
 			! grep -q '^partial (1 of 6 sections failed: write-bs4k-qd16 of ' "$dir/status" ||
 			! grep -q '^\*\*PARTIAL\*\*' "$dir/report.md"; then
@@ -155,6 +155,33 @@ sweep_checks() {
 	check "sweep: an existing result folder refused" cli_fails_with "already holds results" report "$SWEEP/apm.json" --out "$WORK/sweep"
 }
 
+# --clients: fio's client/server JSON (per host, then 'All clients'), the hosts column
+clients_figures() {
+	local csv=$1/results.csv
+	# all clients' IOPS and latency; no p99 (fio's 'All clients' has no percentiles)
+	if ! grep -q '^p002,ours,apm,lat,write,4096,1,1,1,2,fio,1,800\.000,800\.000,800\.000,3\.125,3\.125,3\.125,2500\.000,2500\.000,2500\.000,,' "$csv" ||
+			! grep -q '^p001,ours,apm,lat,write,4096,1,1,1,1,fio,1,400\.000,.*,9000\.000,' "$csv" ||
+			! grep -q '^p004,ours,apm,bw,write,4096,8,0,1,2,fio,1,2250\.000,' "$csv" ||
+			! grep -Eq '^\| p004 \| apm \| write \| 4k \| 8 \| 1 \| 2 \| 1 \| 2250 ' "$1/report.md"; then
+		cat "$csv"
+		return 1
+	fi
+}
+
+# a client host's job file: includes inlined, variables given, comments gone, --set first
+expand_job() {
+	local out=$WORK/expanded.fio
+	python3 "$MATRIX_PY" expand-job --out "$out" --set ioengine=external:/x/librpma_apm.so --set native_flush=0 \
+		"$ROOT/jobs/randwrite.fio" SERVER_IP=node1 PORT=7410 NUMJOBS=2 CONNECT_TIMEOUT=30000 BUSY_WAIT=1 \
+		BS=4k SYNC=0 IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 TIME_BASED=1 NUMBER_IOS=0 RAMP=0s RUNTIME=1s || return 1
+	if [ "$(sed -n 1,3p "$out" | tr '\n' ' ')" != '[global] ioengine=external:/x/librpma_apm.so native_flush=0 ' ] ||
+			! grep -qx 'port=7410' "$out" || ! grep -qx 'serverip=node1' "$out" || ! grep -qx 'iodepth=8' "$out" ||
+			! grep -qx 'rw=randwrite' "$out" || grep -q '[$#]\|^include' "$out"; then
+		cat "$out"
+		return 1
+	fi
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -186,6 +213,19 @@ main() {
 	check "CLI: compare needs two folders" cli_fails_with "compare needs two result folders" compare x
 	check "CLI: --dry-run counts the plan" dry_run_counts
 	sweep_checks
+	cp -r "$HERE/fixtures/clients" "$WORK/"
+	check "clients: build (fio's client/server JSON)" python3 "$MATRIX_PY" build "$WORK/clients"
+	check "clients: all clients' figures, the hosts column" clients_figures "$WORK/clients"
+	check "clients: scaling charts (IOPS, latency vs client hosts x jobs)" charts_exist "$WORK/clients" \
+		iops_vs_clients_qd lat_vs_clients_qd iops_vs_clients_sync lat_vs_clients_sync
+	check "clients: one host's charts keep one host's points" charts_exist "$WORK/clients" lat_vs_bs_write
+	check "clients: expand-job (a client host's job file)" expand_job
+	check "clients: expand-job names a variable without a value" bash -c \
+		"python3 '$MATRIX_PY' expand-job --out '$WORK/x.fio' '$ROOT/jobs/randwrite.fio' PORT=1 2>&1 |
+		grep -q 'SERVER_IP} has no value'"
+	check "CLI: --clients needs --server" cli_fails_with "--clients needs --server HOST" --clients a,b --dry-run
+	check "CLI: --clients host named twice" cli_fails_with "--clients: 'a' is named twice" --clients a,a --server s --dry-run
+	check "CLI: --clients not with the peer" cli_fails_with "only our engines" --clients a --server s --impl ours,peer --dry-run
 	echo
 	echo -n "matrix: "
 	summary

@@ -164,6 +164,18 @@ class TestRun(ParserCase):
         self.assertEqual(self.parse("run", "--cpus", "007", "--", "true")["OPT_CPUS"], "7")
         self.assertEqual(self.parse("run", "--mem", "256", "--", "true")["OPT_MEM"], "256")
 
+    def test_nodes(self):
+        got = self.parse("run", "--", "true")
+        self.assertEqual((got["OPT_NODES"], got["OPT_CPUS"]), ("1", "2"))
+        got = self.parse("run", "--nodes", "3", "--", "true")
+        self.assertEqual((got["OPT_NODES"], got["OPT_CPUS"]), ("3", "1"))  # 1 vCPU each
+        got = self.parse("run", "--nodes=02", "--cpus", "2", "--", "true")
+        self.assertEqual((got["OPT_NODES"], got["OPT_CPUS"]), ("2", "2"))
+        for bad in ("0", "5", "x", "", "-1"):
+            self.fails(f"--nodes: '{bad}' is not a number of guests from 1 to 4",
+                       "run", f"--nodes={bad}", "--", "true")
+        self.fails("run: --nodes needs a value", "run", "--nodes")
+
     def test_checks_in_order(self):
         self.fails("unknown kernel '5' (use one of: 6.1 6.12)", "run", "--cpus", "0", "--kernel", "5", "--", "t")
         self.fails("--cpus: '0' is not a positive number", "run", "--mem", "1", "--cpus", "0", "--", "t")

@@ -20,6 +20,8 @@ DEFAULT_KERNEL = "6.1"
 # The rxe device's IPv4 address; it exists only inside the guest.
 RXE_ADDR = "192.168.77.1"
 RXE_PREFIX = 24
+# --nodes: guests on one virtual network; node I has 192.168.77.(1+I)
+MAX_NODES = 4
 
 
 class UsageError(Exception):
@@ -153,10 +155,21 @@ def finish_clean(values, settings):
         need_kernel(values["OPT_KERNEL"])
 
 
+def need_nodes(values):
+    n = uint_min(values["OPT_NODES"], 1)
+    if n is None or n > MAX_NODES:
+        raise UsageError(f"--nodes: '{values['OPT_NODES']}' is not a number of guests from 1 to {MAX_NODES}")
+    values["OPT_NODES"] = str(n)
+    # two cores share all the guests: one virtual CPU each unless asked
+    if values["OPT_CPUS"] is None:
+        values["OPT_CPUS"] = "2" if n == 1 else "1"
+
+
 def finish_run(values, settings):
     if not values["OPT_COMMAND"]:
         raise UsageError(f"run: no COMMAND given (usage: scripts/{PROG} run [OPTIONS] -- COMMAND...)")
     need_kernel(values["OPT_KERNEL"])
+    need_nodes(values)
     need_uint(values, "OPT_CPUS", 1, "--cpus: '{}' is not a positive number")
     need_uint(values, "OPT_MEM", 256, "--mem: '{}' is not a number of MiB >= 256")
     need_uint(values, "OPT_TIMEOUT", 0, "--timeout: '{}' is not a number of seconds")
@@ -179,6 +192,7 @@ COMMANDS = {
     "run": Spec(
         opts=(
             KERNEL_OPT,
+            Opt(("--nodes",), "OPT_NODES"),
             Opt(("--cpus",), "OPT_CPUS"),
             Opt(("--mem",), "OPT_MEM"),
             Opt(("--timeout",), "OPT_TIMEOUT"),
@@ -191,7 +205,7 @@ COMMANDS = {
             Opt(("-q", "--quiet"), "QUIET", value=False),
         ),
         defaults={
-            "OPT_KERNEL": DEFAULT_KERNEL, "OPT_CPUS": "2", "OPT_MEM": "2048",
+            "OPT_KERNEL": DEFAULT_KERNEL, "OPT_NODES": "1", "OPT_CPUS": None, "OPT_MEM": "2048",
             "OPT_TIMEOUT": "600", "OPT_PMEM_MIB": "512", "OPT_ENVS": [],
             "OPT_SHARE": "", "OPT_LOG": "", "OPT_PMEM": "0", "OPT_KEEP": "0",
             "QUIET": "0", "OPT_COMMAND": [],

@@ -77,10 +77,19 @@ Inside the guest:
   - SOFTROCE_VM=1; with --pmem also RPMA_TEST_DEVDAX and RPMA_TEST_FSDAX_DIR;
   - COMMAND's stdin is /dev/null; its stdout/stderr come back to the caller's.
 
+With --nodes N (2..4), N guests share one virtual network (QEMU's socket netdev
+on a multicast group of the host's loopback): node I is hostname nodeI with
+{s.rxe_addr[:-1]}(1+I) on its virtio NIC eth0 and rxe0 on it, dropbear for sshd
+with a key made for the run; every node reaches every other with
+`ssh nodeI` (BatchMode, the run's known_hosts).  COMMAND runs on node0 once all
+answer over ssh (SOFTROCE_VM_NODE, SOFTROCE_VM_NODES are set); remote commands
+get the same variables (/etc/softroce-vm.env).  Every node has --pmem's devices.
+
 Options:
   --kernel V        guest kernel: 6.1 (default) or 6.12
-  --cpus N          virtual CPUs (default 2)
-  --mem MiB         guest RAM (default 2048)
+  --nodes N         guests on one network, 1 to 4 (default 1); see above
+  --cpus N          virtual CPUs of each guest (default 2; 1 with --nodes)
+  --mem MiB         RAM of each guest (default 2048)
   --timeout SEC     kill the guest after SEC seconds, boot included
                     (default 600; 0 = no limit); exit status 124
   --pmem            add an emulated NVDIMM: devdax /dev/dax0.0 and an ext4
