@@ -102,8 +102,8 @@ report_has_points() {
 			IFS=- read -r rw bs qd <<<"$sec"
 			bs=${bs#bs} qd=${qd#qd}
 			case $bs in *k) bs=$((${bs%k} * 1024)) ;; esac
-			# id,method,workload,rw,bs,iodepth,sync,numjobs,tool,runs,iops_median,...
-			if ! grep -Eq "^p[0-9]+,ours,$method,sweep,$rw,$bs,$qd,[01],1,fio,1,[0-9]*[1-9][0-9]*\." "$dir/results.csv"; then
+			# id,impl,method,workload,rw,bs,iodepth,sync,numjobs,hosts,tool,runs,iops_median,...
+			if ! grep -Eq "^p[0-9]+,ours,$method,sweep,$rw,$bs,$qd,[01],1,1,fio,1,[0-9]*[1-9][0-9]*\." "$dir/results.csv"; then
 				echo "no figures for $method $sec in results.csv"
 				missing=1
 			elif ! grep -Eq "^\| p[0-9]+ \| $method \| $rw \| [^|]+ \| $qd( \(sync\))? \| 1 \| 1 \| [0-9]" "$dir/report.md"; then

@@ -32,10 +32,13 @@ grep -qx complete "$OUT/status" 2>/dev/null || fail "status is '$(cat "$OUT/stat
 [ -s "$OUT/plan.tsv" ] || fail "no plan.tsv in $OUT"
 
 natives=0
+# results.csv's IOPS column, by its name
+iops_col=$(head -n1 "$OUT/results.csv" 2>/dev/null | tr , '\n' | grep -nx iops_median | cut -d: -f1)
+[ -n "$iops_col" ] || fail "results.csv has no iops_median column"
 while IFS=$'\t' read -r id _ method _ rw bs qd _ _; do
 	[ "$id" != id ] || continue # the header
 	row=$(grep "^$id," "$OUT/results.csv" 2>/dev/null || true)
-	iops=$(cut -d, -f12 <<<"$row")
+	iops=$(cut -d, -f"${iops_col:-0}" <<<"$row" 2>/dev/null)
 	if [ -z "$row" ] || [ -z "$iops" ]; then
 		fail "point $id ($method $rw bs $bs iodepth $qd) has no figures"
 	elif ! grep -Eq "^\| $id \| $method \| $rw \| " "$OUT/report.md"; then
