@@ -5,7 +5,8 @@
 # no_flush=1 really posts no flush. rxe counts the packets it sends; with the
 # flush emulated by an RDMA read, each sync write costs a read request and a
 # read response more than a write alone. So packets per I/O must drop by at
-# least 1.5 with no_flush=1, and IOPS must not drop.
+# least 1.5 with no_flush=1. IOPS are printed, not asserted: under TCG they
+# swing more than the flush costs (a timed check would flake).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -52,7 +53,7 @@ rm -rf "$WORK"
 awk -v i0="$ios0" -v p0="$pkts0" -v r0="$iops0" -v i1="$ios1" -v p1="$pkts1" -v r1="$iops1" 'BEGIN {
 	printf "flush:    %d I/Os, %.2f packets per I/O, %.0f IOPS\n", i0, p0 / i0, r0
 	printf "no_flush: %d I/Os, %.2f packets per I/O, %.0f IOPS\n", i1, p1 / i1, r1
-	ok = i0 > 0 && i1 > 0 && p0 / i0 - p1 / i1 >= 1.5 && r1 >= r0
-	print (ok ? "PASS no_flush posts no flush" : "FAIL no_flush: packets per I/O or IOPS did not drop as a missing flush would make them")
+	ok = i0 > 0 && i1 > 0 && p0 / i0 - p1 / i1 >= 1.5
+	print (ok ? "PASS no_flush posts no flush" : "FAIL no_flush: packets per I/O did not drop by the read request and response a flush costs")
 	exit !ok
 }'
