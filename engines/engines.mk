@@ -121,10 +121,11 @@ engines: $(ENGINE_SOS)
 # test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) adds the
 # engines' pure sources.
 ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c engines/common/flush_path.c \
-	engines/common/env_defaults.c engines/gpspm/slots.c engines/gpspm/server_slots.c
+	engines/common/env_defaults.c engines/gpspm/slots.c engines/gpspm/server_slots.c \
+	engines/server/keepalive.c
 
 $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS) \
-		$(wildcard engines/common/*.h engines/gpspm/*.h) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+		$(wildcard engines/common/*.h engines/gpspm/*.h) engines/server/keepalive.h $(COMMON_OBJS) $(TBUILD)/librpma-test.a
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -o $@ $(filter %.c,$^) \
 		$(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread

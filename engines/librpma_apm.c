@@ -16,7 +16,8 @@
  *
  *   server  map the memory, register it for the client's writes, reads and
  *           flushes, listen, accept the client with the workspace; serve =
- *           wait until the client leaves
+ *           wait until the client leaves, probing it when it has been silent
+ *           for keepalive ms (a lost host or link says nothing: server/keepalive.h)
  *   client  connect; from the workspace, the flush type (persistent or
  *           visibility) and the flush path (the device's own RDMA FLUSH when
  *           both ends can take it and native_flush allows, else an RDMA read);

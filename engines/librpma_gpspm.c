@@ -189,9 +189,12 @@ static int gpspm_server_init(struct rpmafio_server *s)
 	if (rpmafio_server_map(s) || server_state_new(s))
 		return -1;
 	struct gpspm_server *g = s->priv;
-	/* a response per request in the SQ, a receive per slot, a completion for each */
+	/*
+	 * a response per request in the SQ, a receive per slot, a completion for
+	 * each; one more in the SQ and CQ for the keepalive probe (server/keepalive.h)
+	 */
 	const uint32_t n = g->bufs.nslots;
-	struct rpmafio_queues q = {.sq = n, .rq = n, .cq = 2 * n};
+	struct rpmafio_queues q = {.sq = n + 1, .rq = n, .cq = 2 * n + 1};
 	g->bufs.recv_first = 0;
 	if (rpmafio_server_register(s, usage, (uint16_t)n) ||
 			msg_bufs_new(&s->job, s->peer, &g->bufs) || rpmafio_server_listen(s) ||

@@ -136,6 +136,20 @@ struct fio_option rpmafio_options[] = {
 		.group = FIO_OPT_G_LIBRPMA,
 	},
 	{
+		.name = "keepalive",
+		.lname = "rpma server keepalive",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct rpmafio_opts, keepalive),
+		.def = RPMAFIO_DEFAULT_KEEPALIVE_MS,
+		.minval = 0,
+		.maxval = 24 * 3600 * 1000,
+		.help = "server, ms: after this long without a word from the client the server "
+			"probes it (a zero-length RDMA write; no completion on the client); a failed "
+			"probe ends the job: the client's host or link is gone. 0: never probe",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
 		.name = "no_flush",
 		.lname = "rpma no flush",
 		.type = FIO_OPT_BOOL,

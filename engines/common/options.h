@@ -12,6 +12,8 @@
  *   cpus                  a CPU list ("0-1,3"): job i runs on the i-th CPU of it (round robin)
  *   connect_timeout       ms: how long a client keeps trying to connect, and the longest
  *                         either side waits for its peer once connected
+ *   keepalive             server, ms: after this long without a word from the client,
+ *                         probe it (a zero-length RDMA write); 0 never probes
  *   no_flush              client: post the writes with no flush at all (a baseline:
  *                         what persistence costs; the data is NOT durable)
  *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
@@ -41,6 +43,7 @@ struct rpmafio_opts {
 	unsigned int busy_wait_polling;
 	char *cpus;
 	unsigned int connect_timeout;	/* ms */
+	unsigned int keepalive;		/* ms; 0: the server never probes its client */
 	unsigned int no_flush;		/* client: writes are never flushed */
 	unsigned int native_flush;	/* enum rpmafio_native_flush */
 };

@@ -16,6 +16,8 @@
 /* the options' defaults (the job files' too: env_defaults.c) */
 #define RPMAFIO_DEFAULT_PORT "7204"
 #define RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS "30000"
+/* ms of silence before a server probes its client */
+#define RPMAFIO_DEFAULT_KEEPALIVE_MS "1000"
 /*
  * The job files' SERVER_IP when the user gave none: not an address (an
  * address belongs to a testbed, not to the engine) but a word that

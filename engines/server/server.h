@@ -82,7 +82,8 @@ typedef int (*rpmafio_serve_fn)(struct rpmafio_server *s, const struct ibv_wc *w
 /*
  * Serve: hand every completion to on_wc (NULL: the method takes no part in
  * the I/O and only waits) until it says serving is over, the client leaves or
- * fio stops the job. 0, or -1 after rpmafio_fail().
+ * fio stops the job. A client silent for keepalive ms is probed
+ * (keepalive.h); a probe that fails ends serving. 0, or -1 after rpmafio_fail().
  */
 int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc);
 
@@ -95,7 +96,8 @@ int rpmafio_server_wait_gone(struct rpmafio_server *s);
 /*
  * A completion failed with status: normal when the client goes away. 1 once
  * it has gone, -1 (after rpmafio_fail()) when it does not within
- * connect_timeout.
+ * connect_timeout, or within a second when the client cannot be reached
+ * (retries exceeded, or nothing could be sent: its host or its link is gone).
  */
 int rpmafio_server_conn_failed(struct rpmafio_server *s, enum ibv_wc_status status);
 

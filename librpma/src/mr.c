@@ -387,11 +387,12 @@ static int mr_sge(struct ibv_sge *sge, const struct rpma_mr_local *mr, size_t of
 /* A zero-length operation may name no remote region: address and key stay 0. */
 static void mr_remote_set(struct ibv_send_wr *wr, const struct rpma_mr_remote *mr, size_t offset)
 {
-	if (mr == NULL)
-		return;
-
-	wr->wr.rdma.remote_addr = mr->raddr + offset;
-	wr->wr.rdma.rkey = mr->rkey;
+	/*
+	 * A zero-length operation names no region (IBTA C9-88: the responder
+	 * checks neither key nor address); a reused slot must not carry an old one.
+	 */
+	wr->wr.rdma.remote_addr = mr ? mr->raddr + offset : 0;
+	wr->wr.rdma.rkey = mr ? mr->rkey : 0;
 }
 
 /*

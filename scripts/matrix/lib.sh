@@ -276,6 +276,9 @@ run_fio() {
 		[ -z "$SSH_HOST" ] || spre[2]=RPMAFIO_VERBS_COUNT=/tmp/rpma-matrix-server.verbs.json
 		packets_before=$(wire_packets)
 	fi
+	# costs are the I/O's own: no keepalive probes from the server (a packet and its
+	# ACK a second, a server post)
+	[ "$cost" = 0 ] || spre+=(KEEPALIVE=0)
 	# with --server the server's JSON is written there and fetched afterwards
 	local sjson=$stem.server.json
 	[ -z "$SSH_HOST" ] || sjson=/tmp/rpma-matrix-server.json

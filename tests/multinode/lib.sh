@@ -31,7 +31,8 @@ nic_tx_bytes() {
 # The METHOD server (jobs/METHOD-server.fio) on NODE, a client here with fio's verify
 # (write SIZE with checksums, then read it all back and check): both must exit 0, the
 # client's JSON must show writes and reads and no error, and this node's NIC must
-# have sent at least SIZE bytes (the data went over the network).
+# have sent at least SIZE bytes (the data went over the network). NODE may be this
+# node (the last one standing): then the server runs here, over rxe's loopback.
 verified_run() {
 	local name=$1 m=$2 node=$3 size=$4 svars=$5 status=0 addr tx0 sent bytes
 	shift 5
@@ -39,6 +40,7 @@ verified_run() {
 	addr=$(node_addr "$node")
 	bytes=$(numfmt --from=iec "${size^^}")
 	local E2E_SERVER_HOST=$node
+	[ "$node" != "$(hostname)" ] || { E2E_SERVER_HOST=; bytes=0; }
 	# shellcheck disable=SC2086 # the variable list is meant to be split
 	e2e_setup "$name" env SERVER_IP="$addr" PORT=@PORT@ RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0 $svars \
 		fio "jobs/$m-server.fio" -- \
@@ -91,16 +93,48 @@ client_noticed() { # RC TOOK_S MAX_S CLIENT_LOG
 	fi
 }
 
+# A server whose client went away without a word (link down, host lost) must end by
+# itself (not 0, not killed), naming the lost client (its keepalive probe, or a
+# message, unanswered), within MAX_S seconds (its keepalive, 1 s, plus the 5 s a
+# probe waits, plus TCG's slack). Appends why not to E2E_DIR/why; returns non-zero
+# then.
+server_noticed() { # RC TOOK_S MAX_S SERVER_LOG
+	local rc=$1 took=$2 max=$3 log=$4
+	echo "  the server ended with $rc about $took s after the fault" | tee -a "$E2E_DIR/why"
+	if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then
+		echo "  it should have failed by itself (not 0, not killed)" >>"$E2E_DIR/why"
+		return 1
+	fi
+	if ! grep -q "the client's host or its link is gone" "$log"; then
+		echo "  the server did not name the lost client" >>"$E2E_DIR/why"
+		return 1
+	fi
+	echo "  $(grep -m1 "the client's host or its link is gone" "$log" | cut -c1-220)"
+	if [ "$took" -gt "$max" ]; then
+		echo "  the server took more than $max s to notice" >>"$E2E_DIR/why"
+		return 1
+	fi
+}
+
 # A METHOD server on node1 and a client here writing for up to 40 s (RUNTIME), started
-# together: SPID and CPID. Returns non-zero (said in why) if the server did not listen.
+# together: SPID (the ssh carrying the server) and CPID. With ON_NODE=1 the server
+# writes its output (server.log) and exit status (server.rc) into the shared E2E_DIR
+# itself: seen from here when it happens, even while node1's link, which carries
+# the ssh session, is down. Returns non-zero (said in why) if the server did not listen.
 # shellcheck disable=SC2034 # SPID, CPID: the callers'
-start_long_pair() { # NAME METHOD
-	local name=$1 m=$2
+start_long_pair() { # NAME METHOD [ON_NODE]
+	local name=$1 m=$2 on_node=${3:-0} out
 	e2e_setup "$name" env SERVER_IP="$SERVER_ADDR" PORT=@PORT@ RUNTIME=40s SERVER_BUSY_WAIT=0 \
 		fio "jobs/$m-server.fio" -- \
 		env SERVER_IP="$SERVER_ADDR" PORT=@PORT@ RUNTIME=40s RAMP=0 CONNECT_TIMEOUT=5000 \
 		fio --ioengine=external:"build/librpma_$m.so" jobs/randwrite.fio
-	e2e_run_server >"$E2E_DIR/server.log" 2>&1 &
+	out=$E2E_DIR/server.log
+	if [ "$on_node" = 1 ]; then
+		# shellcheck disable=SC2016 # expanded by that shell
+		E2E_SERVER=(sh -c '"$@" >"$0/server.log" 2>&1; echo $? >"$0/server.rc"' "$E2E_DIR" "${E2E_SERVER[@]}")
+		out=$E2E_DIR/server.ssh.log
+	fi
+	e2e_run_server >"$out" 2>&1 &
 	SPID=$!
 	CPID=
 	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" "$SPID"; then
