@@ -73,47 +73,37 @@ verified_run() {
 	e2e_show_logs_if "$status"
 }
 
-# A client whose server went away (link down, host lost) must fail by itself (not 0,
-# not killed by its timeout), name the problem and notice within MAX_S seconds.
-# Appends why not to E2E_DIR/why; returns non-zero then.
-client_noticed() { # RC TOOK_S MAX_S CLIENT_LOG
-	local rc=$1 took=$2 max=$3 log=$4
-	echo "  the client ended with $rc about $took s after the fault" >>"$E2E_DIR/why"
+# A side (client or server) whose peer went away (link down, host lost) must fail by
+# itself (not 0, not killed by its timeout), name the problem (REGEX, extended) and
+# notice within MAX_S seconds. Says what it ended with; appends why not to
+# E2E_DIR/why and returns non-zero then.
+noticed() { # SIDE REGEX RC TOOK_S MAX_S LOG
+	local side=$1 regex=$2 rc=$3 took=$4 max=$5 log=$6
+	echo "  the $side ended with $rc about $took s after the fault" | tee -a "$E2E_DIR/why"
 	if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then
 		echo "  it should have failed by itself (not 0, not killed)" >>"$E2E_DIR/why"
 		return 1
 	fi
-	if ! grep -Eq 'RDMA operation failed: .*(transport|retry)|connection .*lost|no completion from the server' "$log"; then
-		echo "  the client did not name the problem" >>"$E2E_DIR/why"
+	if ! grep -Eq "$regex" "$log"; then
+		echo "  the $side did not name the problem (/$regex/)" >>"$E2E_DIR/why"
 		return 1
 	fi
+	echo "  $(grep -Em1 "$regex" "$log" | cut -c1-220)"
 	if [ "$took" -gt "$max" ]; then
-		echo "  the client took more than $max s to notice" >>"$E2E_DIR/why"
+		echo "  the $side took more than $max s to notice" >>"$E2E_DIR/why"
 		return 1
 	fi
 }
 
-# A server whose client went away without a word (link down, host lost) must end by
-# itself (not 0, not killed), naming the lost client (its keepalive probe, or a
-# message, unanswered), within MAX_S seconds (its keepalive, 1 s, plus the 5 s a
-# probe waits, plus TCG's slack). Appends why not to E2E_DIR/why; returns non-zero
-# then.
+# the client: a failed transport, a lost connection or a missing completion
+client_noticed() { # RC TOOK_S MAX_S CLIENT_LOG
+	noticed client 'RDMA operation failed: .*(transport|retry)|connection .*lost|no completion from the server' "$@"
+}
+
+# the server, which hears no disconnection: its keepalive probe (or a message)
+# unanswered, within its keepalive (1 s) plus the 5 s a probe waits, plus TCG's slack
 server_noticed() { # RC TOOK_S MAX_S SERVER_LOG
-	local rc=$1 took=$2 max=$3 log=$4
-	echo "  the server ended with $rc about $took s after the fault" | tee -a "$E2E_DIR/why"
-	if [ "$rc" -eq 0 ] || [ "$rc" -ge 124 ]; then
-		echo "  it should have failed by itself (not 0, not killed)" >>"$E2E_DIR/why"
-		return 1
-	fi
-	if ! grep -q "the client's host or its link is gone" "$log"; then
-		echo "  the server did not name the lost client" >>"$E2E_DIR/why"
-		return 1
-	fi
-	echo "  $(grep -m1 "the client's host or its link is gone" "$log" | cut -c1-220)"
-	if [ "$took" -gt "$max" ]; then
-		echo "  the server took more than $max s to notice" >>"$E2E_DIR/why"
-		return 1
-	fi
+	noticed server "the client's host or its link is gone" "$@"
 }
 
 # A METHOD server on node1 and a client here writing for up to 40 s (RUNTIME), started

@@ -119,11 +119,11 @@ many_clients() {
 		jq -e '([.client_stats[] | select(.jobname != "All clients") | .hostname] | sort) ==
 			["node0", "node2"]
 			and ([.client_stats[] | select(.jobname == "All clients")] | length) == 1
-			and ([.client_stats[] | select(.jobname != "All clients") | .write.iops] | add) as $sum
-			| [.client_stats[] | select(.jobname == "All clients") | .write.iops][0] as $all
-			| $all > 0 and ($all - $sum | fabs) < 0.01 * $sum' <<<"$(fio_json "$stem")" >/dev/null 2>&1 ||
+			and ([.client_stats[] | select(.jobname != "All clients") | .write.io_bytes] | add) as $sum
+			| [.client_stats[] | select(.jobname == "All clients") | .write.io_bytes][0] as $all
+			| $all > 0 and $all == $sum' <<<"$(fio_json "$stem")" >/dev/null 2>&1 ||
 			{ status=1; echo "  ${stem##*/}: no per-host results of node0 and node2 adding up to all clients':" \
-				"$(jq -c '[.client_stats[] | [.hostname, .jobname, .write.iops]]' <<<"$(fio_json "$stem")" 2>&1)" >>"$E2E_DIR/why"; }
+				"$(jq -c '[.client_stats[] | [.hostname, .jobname, .write.io_bytes]]' <<<"$(fio_json "$stem")" 2>&1)" >>"$E2E_DIR/why"; }
 	done
 	ls "$out"/charts/iops_vs_clients_qd.* "$out"/charts/lat_vs_clients_sync.* >/dev/null 2>&1 ||
 		{ status=1; echo "  no scaling charts among: $(echo "$out"/charts/*)" >>"$E2E_DIR/why"; }
