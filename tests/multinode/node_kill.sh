@@ -63,7 +63,7 @@ start_remote_client() { # NAME METHOD
 	SPIDS+=($!)
 	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT" "${SPIDS[-1]}"; then
 		echo "  the server did not listen" >>"$E2E_DIR/why"
-		CPIDS+=(0)
+		CPIDS+=('') # no client: nothing to stop (kill 0 would signal this whole group)
 		return 1
 	fi
 	ssh -n "$CLIENT_NODE" "cd $(printf '%q' "$PWD") && . /etc/softroce-vm.env && $(printf '%q ' "${E2E_CLIENT[@]}")" \
@@ -109,8 +109,10 @@ client_node_lost() {
 		took=$((SECONDS - t0))
 		echo "  rebooted $CLIENT_NODE (sysrq) $KILL_AFTER s into the run" >>"$E2E_DIR/why"
 		server_noticed "$rc" "$took" "$CLIENT_LOST_MAX" "$E2E_DIR/server.log" || status[i]=1
-		kill "${CPIDS[i]}" 2>/dev/null
-		wait "${CPIDS[i]}" 2>/dev/null
+		if [ -n "${CPIDS[i]}" ]; then
+			kill "${CPIDS[i]}" 2>/dev/null
+			wait "${CPIDS[i]}" 2>/dev/null
+		fi
 		e2e_result "${names[i]}" "${status[i]}"
 		e2e_show_logs_if "${status[i]}"
 	done
