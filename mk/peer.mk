@@ -16,8 +16,6 @@ PEER_FIO := $(PEER_DIR)/fio
 BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --bw-bs 64k \
 	--bw-qd 8 --qd 8,32 --repeats 3 --runtime 2 --ramp 1 --mem-size 16m --instructions
 BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
-# one VM at a time on a small machine: runs wait for each other
-VM_LOCK ?= /tmp/rpma-vm.lock
 
 peer:
 	scripts/build-peer.sh --out $(PEER_DIR)

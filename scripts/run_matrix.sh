@@ -59,7 +59,8 @@ The sweep:
   --instructions       also count the user-space instructions per I/O of the engine and
                        library (valgrind's callgrind, 500 I/Os, our client sleeping) at the 4 KiB
                        write points of apm and gpspm-sleep (a server that sleeps, so that
-                       its count is its work): slow (~1 min a run under TCG)
+                       its count is its work): slow (~1 min a run under TCG);
+                       --instructions=sync: at the sync (iodepth 1) points only
   --native             the build with native RDMA FLUSH (make native: build/native/,
                        a newer rdma-core): adds apm-native (the device's own FLUSH)
                        beside apm (the flush emulated by a read); in the VM, kernel 6.12
@@ -161,6 +162,7 @@ parse_args() {
 		--impl) need_value "$@"; IMPLS=$2; PLAN_ARGS+=(--impls "$2"); shift ;;
 		--no-costs) COSTS=0 ;;
 		--instructions) INSTRUCTIONS=1 ;;
+		--instructions=sync) INSTRUCTIONS=sync ;;
 		--out) need_value "$@"; OUT=$2; shift ;;
 		--dry-run) DRY_RUN=1 ;;
 		--in-vm) IN_VM=1 ;;
@@ -231,7 +233,7 @@ check_tools() {
 			command -v "$t" >/dev/null || die "$t is missing (package perftest): run scripts/deps.sh"
 		done
 	fi
-	if [ "$INSTRUCTIONS" = 1 ]; then
+	if [ "$INSTRUCTIONS" != 0 ]; then
 		command -v valgrind >/dev/null || die "--instructions: valgrind is missing: run scripts/deps.sh"
 	fi
 	if [[ ,$IMPLS, == *,peer,* ]]; then
@@ -348,7 +350,8 @@ measure() {
 				failed=$((failed + 1))
 			report_failure "$OUT/runs/$id-cost"
 		fi
-		if [ "$INSTRUCTIONS" = 1 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
+		if [ "$INSTRUCTIONS" != 0 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
+				{ [ "$INSTRUCTIONS" = 1 ] || [ "$sync" = 1 ]; } &&
 				[[ $method == apm || $method == gpspm-sleep ]]; then
 			port=$((port + nj))
 			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \

@@ -113,9 +113,11 @@ choose_accel() { # QEMU V
 		ACCEL_ARGS=(-accel kvm -cpu host)
 		ACCEL_APPEND=''
 	else
-		# TCG emulates no AVX-512: binaries built with -march=native on
-		# an AVX-512 host die with SIGILL in the guest.
-		ACCEL_ARGS=(-accel 'tcg,thread=multi' -cpu max)
+		# The plain x86-64 CPU model: measured no slower than -cpu max
+		# under TCG (docs/softroce-vm.md, Timing), and like every model
+		# TCG offers it lacks what -march=native binaries of a modern
+		# host use (SIGILL in the guest). SOFTROCE_VM_CPU names another.
+		ACCEL_ARGS=(-accel 'tcg,thread=multi' -cpu "${SOFTROCE_VM_CPU:-qemu64}")
 		# Under TCG the vCPUs' TSCs drift apart; when the clocksource
 		# watchdog then marks the TSC unstable, the kernel live-patches its
 		# sched_clock code, which races with the other vCPU's translated
@@ -141,7 +143,7 @@ accel_status() { # QEMU (empty when missing)
 	if [[ $ACCEL_NAME == kvm ]]; then
 		echo "$(accel_line), -cpu host"
 	else
-		echo "$(accel_line), -cpu max: slower; no AVX-512 in the guest"
+		echo "$(accel_line), -cpu ${SOFTROCE_VM_CPU:-qemu64}: slower; baseline x86-64 in the guest"
 	fi
 }
 

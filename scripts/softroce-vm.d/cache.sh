@@ -90,7 +90,7 @@ clean_all() {
 	for k in "${KERNELS[@]}"; do
 		rm -rf "$(kernel_dir "$k")"
 	done
-	rm -rf "$CACHE"/.fetch.* "$CACHE/accel" "$CACHE/.gitignore"
+	rm -rf "$CACHE"/.fetch.* "$CACHE/accel" "$CACHE/.gitignore" "$(qemu_cache_dir)" "$CACHE/qemu.none"
 	release_lock
 	rm -f "$CACHE/.lock"
 	rmdir "$CACHE" 2>/dev/null || true

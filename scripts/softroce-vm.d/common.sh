@@ -62,13 +62,14 @@ need_tool() { # NAME PACKAGE
 }
 
 # QEMU, or the stand-in named by SOFTROCE_VM_QEMU (the harness' own tests).
+# SOFTROCE_VM_QEMU, else the cache's QEMU (qemu.sh), else the system's.
 find_qemu() {
 	if [[ -n ${SOFTROCE_VM_QEMU:-} ]]; then
 		[[ -x $SOFTROCE_VM_QEMU ]] || die "SOFTROCE_VM_QEMU: '$SOFTROCE_VM_QEMU' is not an executable"
 		echo "$SOFTROCE_VM_QEMU"
 		return 0
 	fi
-	find_tool qemu-system-x86_64
+	cached_qemu || find_tool qemu-system-x86_64
 }
 
 # Changes to the cache (setup, an initramfs rebuild, a KVM verdict) hold it;

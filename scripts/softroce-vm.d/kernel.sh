@@ -145,6 +145,9 @@ setup_kernel() { # V REFRESH
 }
 
 cmd_setup() { # the OPT_* of tool.py parse
+	rm -f "$CACHE/qemu.none" # (a failed fetch is tried again)
+	ensure_qemu
+	[[ ! -s $CACHE/qemu.none ]] || warn "qemu: $(<"$CACHE/qemu.none"): the system's QEMU will run the guest"
 	setup_kernel "$OPT_KERNEL" "$OPT_REFRESH"
 	if [[ $OPT_KERNEL == "$DEFAULT_KERNEL" ]]; then
 		note "ready: scripts/$PROG run -- COMMAND"

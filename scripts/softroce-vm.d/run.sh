@@ -39,8 +39,10 @@ on_signal() { # SIGNAL_NAME
 
 # The host tools a run needs -> QEMU.
 check_run_tools() {
+	ensure_qemu
 	QEMU=$(find_qemu) ||
 		die "qemu-system-x86_64 not found: install the Debian package 'qemu-system-x86' (run: sudo scripts/deps.sh vm)"
+	qemu_fallback_note "$QEMU"
 	need_tool ip iproute2
 	need_tool rdma iproute2
 	if ((OPT_NODES > 1)); then

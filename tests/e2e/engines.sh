@@ -152,6 +152,7 @@ fio_kill() {
 	e2e_setup "$METHOD-$name" env "${COMMON_VARS[@]}" RUNTIME=60s PORT=@PORT@ $svars \
 		fio "jobs/$METHOD-server.fio" -- \
 		env "${COMMON_VARS[@]}" RUNTIME=60s PORT=@PORT@ $cvars fio --ioengine=external:"$ENGINE" "$@"
+	local port=$E2E_PORT
 	E2E_PORT=$((E2E_PORT + 4))
 	"${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 	local spid=$!
@@ -170,7 +171,9 @@ fio_kill() {
 	else
 		vpid=$spid survivor=$cpid survivor_log=$E2E_DIR/client.log
 	fi
-	sleep 4 # connected, I/O flowing
+	# connected, then I/O flowing
+	e2e_wait_connected "$port" "$A" 20 || echo "  the client did not connect within 20 s" >>"$E2E_DIR/why"
+	sleep 1
 	if [ "$victim" = sigint ]; then
 		kill -STOP "$spid" 2>/dev/null
 		sleep 0.5 # the client's I/O now waits for the frozen server
@@ -268,7 +271,10 @@ engine_suite() {
 	# --- on DRAM, one server process and one client process for all of these
 	# (fio_group): every workload at 4 KiB with sync=1 (the defaults); large blocks,
 	# iodepth > 1, batched (one flush per batch); a batch larger than what completes
-	# at once (fio reaps 1 at a time); the completion channel instead of busy polling
+	# at once (fio reaps 1 at a time); the completion channel instead of busy polling;
+	# fio's verify (write with checksums, then read everything back and check: a
+	# mismatch is the section's error), sync, batched and sleeping on the channel
+	local verify_opts='size=8m time_based=0 runtime=0 verify=crc32c do_verify=1 verify_fatal=1 verify_state_save=0'
 	fio_group dram-workloads '' \
 		'write-4k-sync write rw=write' \
 		'randwrite-4k-sync write rw=randwrite' \
@@ -284,7 +290,10 @@ engine_suite() {
 		'rw-1m-sync readwrite rw=rw rwmixread=70 bs=1m' \
 		"randwrite-4k-qd8-reap1 write rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=8 iodepth_batch_complete_max=1" \
 		"randwrite-4k-qd8-channel write rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=8 busy_wait_polling=0" \
-		'randread-4k-sync-channel read rw=randread busy_wait_polling=0'
+		'randread-4k-sync-channel read rw=randread busy_wait_polling=0' \
+		"verify-randwrite-4k-sync readwrite $verify_opts rw=randwrite" \
+		"verify-write-64k-qd16-batch16 readwrite $verify_opts rw=write sync=0 bs=64k iodepth=16 iodepth_batch_submit=16" \
+		"verify-randwrite-4k-qd8-channel readwrite $verify_opts rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=4 busy_wait_polling=0"
 
 	# --- two connections ---
 	fio_pair rw-4k-2jobs-qd4 readwrite 'NUMJOBS=2' 'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' \
@@ -315,15 +324,10 @@ engine_suite() {
 		'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' jobs/randwrite.fio
 	rm -f "$file"
 
-	# --- fio's verify: write with checksums, then read everything back and check ---
-	local verify=(--name=verify --serverip="$A" --port=@PORT@ --create_serialize=0 --thread
-		--size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
-	fio_pair verify-randwrite-4k-sync readwrite '' '' "${verify[@]}" --rw=randwrite --bs=4k --sync=1
-	fio_pair verify-write-64k-qd16-batch16 readwrite '' '' "${verify[@]}" --rw=write --bs=64k \
-		--iodepth=16 --iodepth_batch_submit=16
-	fio_pair verify-randwrite-4k-qd8-channel readwrite '' '' "${verify[@]}" --rw=randwrite --bs=4k \
-		--iodepth=8 --iodepth_batch_submit=4 --busy_wait_polling=0
+	# --- fio's verify on device DAX (on DRAM: sections of dram-workloads above) ---
 	if [ -n "$DAX" ]; then
+		local verify=(--name=verify --serverip="$A" --port=@PORT@ --create_serialize=0 --thread
+			--size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
 		fio_pair devdax-verify-randwrite-16k-qd8 readwrite \
 			"SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1" '' "${verify[@]}" \
 			--rw=randwrite --bs=16k --iodepth=8 --iodepth_batch_submit=8

@@ -263,11 +263,7 @@ fio_group sleeping-server 'SERVER_BUSY_WAIT=0' \
 	'rw-256k-sync readwrite rw=rw rwmixread=70 bs=256k'
 # a server taking 1 request at a time serves a sync client
 gp_pair randwrite-4k-sync-server-depth1 write 'SERVER_IODEPTH=1' 'IODEPTH=8' jobs/randwrite.fio
-# fio's verify: write with checksums, read back over RDMA, both sides sleeping
-gp_pair verify-randwrite-4k-qd8-channel "read write" '' '' --name=verify --serverip="$A" \
-	--port=@PORT@ --create_serialize=0 --thread --size=8m --verify=crc32c --do_verify=1 \
-	--verify_fatal=1 --rw=randwrite --bs=4k --iodepth=8 --iodepth_batch_submit=4 \
-	--busy_wait_polling=0
+# (fio's verify, both sides sleeping: gpspm-verify-randwrite-4k-qd8-channel in engines.sh)
 
 # --- device DAX: the server persists with CPU cache flushes ---
 if [ -n "$DAX" ]; then
@@ -334,10 +330,7 @@ fi
 gp_client_fails server-depth-too-small \
 	'takes 4 flush requests at a time \(its iodepth\) but this job may have 16 in flight' \
 	'SERVER_IODEPTH=4' 'SYNC=0 IODEPTH=16 BATCH=16' jobs/randwrite.fio
-if [ -f build/librpma_apm.so ]; then
-	SERVER_JOB=apm gp_client_fails apm-server 'takes no flush requests .*is it a GPSPM server' \
-		'' '' jobs/randwrite.fio
-fi
+# (a GPSPM client against an APM server: apm-server-gpspm-client in engine_faults.sh)
 
 # --- a busy server pinned to CPU 1: its job thread runs there only ---
 name=gpspm-server-pinned-busy

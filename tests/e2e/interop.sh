@@ -37,8 +37,9 @@ PEER_FIO=${PEER_FIO:-build/peer/fio}
 DAX=${RPMA_TEST_DEVDAX:-}
 E2E_PORT=7900
 IP_NAME_SUFFIX=
-# sizes in bytes (fio's units depend on kb_base); 64 MiB: a multiple of devdax's 2 MiB
-SERVER_BYTES=67108864
+# sizes in bytes (fio's units depend on kb_base); 16 MiB: the largest client size, a
+# multiple of devdax's 2 MiB (the peer's server zeroes all of it at start: slow under TCG)
+SERVER_BYTES=16777216
 CONNECT_MS=20000
 
 missing=0

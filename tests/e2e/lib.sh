@@ -48,6 +48,18 @@ e2e_wait_line() {
 	done
 }
 
+# Wait until a connection to port $1 of address $2 is established (rdma's CM
+# resources, seen on the host of that address), at most $3 seconds: sooner than a
+# fixed sleep, and no sooner than the connection.
+e2e_wait_connected() { # PORT ADDR LIMIT
+	local i
+	for ((i = 0; i < $3 * 10; i++)); do
+		rdma resource show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $2:$1 " && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # E2E_ONLY=REGEX: run only the tests whose name (without E2E_NAME_PREFIX) matches
 e2e_wanted() {
 	[[ $1 =~ ${E2E_ONLY:-.} ]]

@@ -71,15 +71,9 @@ start_remote_client() { # NAME METHOD
 	CPIDS+=($!)
 }
 
-# Wait until a connection to this node's port PORT is established (rdma's CM
-# resources), at most LIMIT seconds.
+# Wait until a connection to this node's port PORT is established, at most LIMIT seconds.
 wait_connected() { # PORT LIMIT
-	local i
-	for ((i = 0; i < $2 * 10; i++)); do
-		rdma resource show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $HERE_ADDR:$1 " && return 0
-		sleep 0.1
-	done
-	return 1
+	e2e_wait_connected "$1" "$HERE_ADDR" "$2"
 }
 
 # Both methods' servers here lose their client host at once.

@@ -34,7 +34,9 @@ Environment:
                       /dev/kvm can run the guest -- decided by a short probe
                       boot, remembered in the cache -- else tcg)
   SOFTROCE_VM_PROBE_TIMEOUT  seconds the KVM probe boot may take (default 10)
-  SOFTROCE_VM_QEMU    the QEMU binary (default: qemu-system-x86_64 on PATH)
+  SOFTROCE_VM_QEMU    the QEMU binary (default: QEMU 10 from bookworm-backports,
+                      fetched into the cache once; else qemu-system-x86_64 on PATH)
+  SOFTROCE_VM_CPU     the guest's CPU model under TCG (default: qemu64)
   SOFTROCE_VM_APPEND  extra guest kernel parameters (debugging)
 
 Run `scripts/{PROG} COMMAND --help` for a command's options; see docs/softroce-vm.md."""

@@ -1,0 +1,40 @@
+# mk/help.mk -- make help: the targets a user and a developer need, grouped, one line each.
+
+define HELP_TEXT
+Build and install
+  make                  the library: build/librpma.a (PIC), build/librpma.so
+  make engines          the fio engines: build/librpma_apm.so, build/librpma_gpspm.so
+  make examples         the example programs (build/examples/)
+  make native           all of it against a newer rdma-core (native FLUSH): build/native/
+  make peer             upstream librpma 1.2.0 + fio 3.33's engines, privately (build/peer/)
+  make install          PREFIX=/usr/local DESTDIR=: library, header, librpma.pc, man pages,
+                        engines, job files (install-lib: the library part only)
+  make man              the man pages (build/man/)
+  make clean            remove build/
+
+Measure
+  scripts/run_matrix.sh the persistency-method comparison (--help; docs/matrix.md)
+  make bench            ours vs the peer into docs/BENCHMARKS.md (~30 min in the VM)
+
+Test
+  make check            the loop of development (~10 min): every host-side stage and a
+                        short run of the examples and both engines in the VM
+  make test             everything, stage by stage, each against its budget (40 min)
+  make test-unit        the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
+  make coverage         line coverage of librpma/src (at least 90 %)
+  make lint             cppcheck, clang-tidy, shellcheck, include circles
+  make fuzz             each libFuzzer target for FUZZ_SECONDS (60)
+  make test-e2e-6.1     the end-to-end suites in the Soft-RoCE VM on kernel 6.1 (or 6.12)
+  make test-vm-smoke    the short VM run of make check alone
+  make test-multinode   the suites across three guests
+  make test-matrix-vm   the matrix pipeline in the VM; make test-matrix: its report, on the host
+  make test-interop / test-faults / test-native: the peer, fault injection, native FLUSH
+
+docs/architecture.md has the stage table; each mk/*.mk says what its targets do.
+endef
+export HELP_TEXT
+
+help:
+	@echo "$$HELP_TEXT"
+
+.PHONY: help

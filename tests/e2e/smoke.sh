@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tests/e2e/smoke.sh -- make check's short run inside the Soft-RoCE VM: every example,
+# then a few cases of each engine (the DRAM workloads of one server and one client
+# process, fio's verify of a sync and a batched run): a change that breaks the RDMA
+# path shows here in minutes. make test runs all of it and much more (tests/e2e/run.sh).
+set -u
+cd "$(dirname "$0")/../.." || exit 1
+E2E_RESULTS=build/e2e-results/smoke-$(uname -r).tsv
+export E2E_RESULTS
+mkdir -p build/e2e-results && : >"$E2E_RESULTS"
+status=0
+run_suite() { # SUITE [ENV...]
+	local suite=$1 t0=$SECONDS
+	shift
+	echo "-- $suite (kernel $(uname -r))"
+	env "$@" "$suite" || status=1
+	echo "-- $suite: $((SECONDS - t0)) s"
+}
+run_suite tests/e2e/examples.sh
+run_suite tests/e2e/engines.sh \
+	E2E_ONLY='^(apm|gpspm)-(dram-workloads|verify-randwrite-4k-sync|verify-write-64k-qd16-batch16)$'
+exit "$status"
