@@ -200,18 +200,18 @@ test-unit-san:
 # NAME=TARGET=BUDGET, the budget in m:ss under TCG on this project's 2-core machines:
 # they add up to 40:00 at most (make test-budget checks it). A stage over its budget
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
-HOST_STAGES := unit=test-unit=0:40 unit-asan-ubsan=test-unit-san=0:50 coverage=coverage=0:45 \
+HOST_STAGES := unit=test-unit=0:30 unit-asan-ubsan=test-unit-san=0:40 coverage=coverage=0:30 \
 	man=test-man=0:15 matrix-report=test-matrix=0:40 deps-script=test-deps=0:10 \
-	fault-check=test-fault-check=0:15 lint=lint=1:30 fuzz-brief=fuzz-brief=1:00 \
+	fault-check=test-fault-check=0:10 lint=lint=1:15 fuzz-brief=fuzz-brief=1:15 \
 	vm-unit=test-vm-unit=0:10
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:45 build-for-vm=e2e-build=1:30 vm-accel=test-vm-accel=0:45 \
-	e2e-6.1=test-e2e-6.1=15:00 e2e-6.12=test-e2e-6.12=0:45 native-6.12=test-native-e2e=1:30 \
-	native-matrix=test-native-matrix=1:00 multinode=test-multinode=6:00 \
-	matrix-vm=test-matrix-vm=4:00 sweep-vm=test-sweep-vm=1:30 doc-claims=test-doc-claims=0:10
+	native-build=test-native-build=1:00 build-for-vm=e2e-build=1:45 vm-accel=test-vm-accel=1:00 \
+	e2e-6.1=test-e2e-6.1=17:30 e2e-6.12=test-e2e-6.12=0:40 native-6.12=test-native-e2e=1:15 \
+	native-matrix=test-native-matrix=0:45 multinode=test-multinode=5:15 \
+	matrix-vm=test-matrix-vm=4:00 sweep-vm=test-sweep-vm=1:00 doc-claims=test-doc-claims=0:05
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
-CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:30 vm-smoke=test-vm-smoke=2:15
+CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:30 vm-smoke=test-vm-smoke=1:15
 TEST_BUDGET_MAX := 40:00
 CHECK_BUDGET_MAX := 10:00
 

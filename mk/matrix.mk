@@ -7,7 +7,7 @@
 test-matrix:
 	@tests/matrix/test_matrix.sh
 
-test-matrix-vm: engines peer
+test-matrix-vm: engines peer fio-valgrind
 	@tests/matrix/check_vm_run.sh
 
 .PHONY: test-matrix test-matrix-vm

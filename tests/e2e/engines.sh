@@ -13,7 +13,10 @@
 # the mission's command lines verbatim, and the failures: no server, bad option
 # values, bad server memory, a server or a client killed mid-run.
 #
-# ENGINE_METHODS="apm" picks the methods (default: every engine built).
+# ENGINE_METHODS="apm" picks the methods (default: every engine built). The methods
+# run side by side, a lane each (ports apart): a fio process starting under TCG keeps
+# one vCPU busy while its peer mostly waits. What the lanes share -- the defaults'
+# port 7204, the device DAX, the fsdax file system -- one lane at a time (e2e_lock).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
@@ -171,9 +174,7 @@ fio_kill() {
 	else
 		vpid=$spid survivor=$cpid survivor_log=$E2E_DIR/client.log
 	fi
-	# connected, then I/O flowing
-	e2e_wait_connected "$port" "$A" 20 || echo "  the client did not connect within 20 s" >>"$E2E_DIR/why"
-	sleep 1
+	e2e_wait_io "$port" "$A" 20 || { echo "  no I/O flowed within 20 s" >>"$E2E_DIR/why"; status=1; }
 	if [ "$victim" = sigint ]; then
 		kill -STOP "$spid" 2>/dev/null
 		sleep 0.5 # the client's I/O now waits for the frozen server
@@ -244,9 +245,10 @@ client_refused() {
 	e2e_show_logs_if "$status"
 }
 
-engine_suite() {
+# What the methods share (the defaults' port 7204, the device DAX): the first
+# method's lane runs it first, the others last, so that they seldom wait for it.
+engine_shared_part() {
 	local DAX=${RPMA_TEST_DEVDAX:-}
-
 	# --- the mission's command lines, verbatim, with nothing set but the server's
 	# address (all defaults: port 7204, 4k, sync, 10 s + 2 s ramp) ---
 	local unset_vars=() v
@@ -255,12 +257,14 @@ engine_suite() {
 		env "${unset_vars[@]}" SERVER_IP="$A" fio "jobs/$METHOD-server.fio" -- \
 		env "${unset_vars[@]}" SERVER_IP="$A" fio --ioengine=external:"$ENGINE" jobs/write.fio
 	if e2e_wanted "$METHOD-mission-command-verbatim"; then
+		e2e_lock shared-port
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 		local spid=$! status=0
 		e2e_wait_line "$E2E_DIR/server.log" "listening on $A:7204" \
 			"$E2E_READY_TIMEOUT" || status=1
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 || status=1
 		wait "$spid" || status=1
+		e2e_unlock
 		grep -Eq 'WRITE: bw=.*run=1[0-9]{4}-' "$E2E_DIR/client.log" || status=1
 		grep -q 'bs=(R) 4096B-4096B' "$E2E_DIR/client.log" || status=1
 		e2e_result "$METHOD-mission-command-verbatim" "$status"
@@ -268,6 +272,39 @@ engine_suite() {
 		e2e_show_logs_if "$status"
 	fi
 
+	# --- device DAX (persistent flush type: the server advertises direct write) ---
+	if [ -n "$DAX" ]; then
+		e2e_lock devdax
+		local dax="SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1"
+		# (three server jobs: bytes 0-64m, 64m-128m, 128m-192m of the device)
+		fio_group devdax-workloads "$dax" \
+			'devdax-randwrite-4k-sync write rw=randwrite' \
+			'devdax-write-128k-qd16-batch16 write rw=write sync=0 bs=128k iodepth=16 iodepth_batch_submit=16' \
+			'devdax-randread-4k-qd8 read rw=randread sync=0 iodepth=8 iodepth_batch_submit=8'
+		fio_pair devdax-rw-4k-2jobs readwrite "$dax NUMJOBS=2" 'NUMJOBS=2' jobs/rw.fio
+		if ! grep -q 'does not advertise direct write' "$E2E_TMP/$METHOD-devdax-rw-4k-2jobs/client.log" \
+				2>/dev/null; then
+			e2e_result "$METHOD-devdax-flushes-persistent" 0
+		else
+			e2e_result "$METHOD-devdax-flushes-persistent" 1
+		fi
+		e2e_unlock
+	fi
+	# --- fio's verify on device DAX (on DRAM: sections of dram-workloads above) ---
+	if [ -n "$DAX" ]; then
+		e2e_lock devdax
+		local verify=(--name=verify --serverip="$A" --port=@PORT@ --create_serialize=0 --thread
+			--size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
+		fio_pair devdax-verify-randwrite-16k-qd8 readwrite \
+			"SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1" '' "${verify[@]}" \
+			--rw=randwrite --bs=16k --iodepth=8 --iodepth_batch_submit=8
+		e2e_unlock
+	fi
+
+}
+
+engine_own_part() {
+	local DAX=${RPMA_TEST_DEVDAX:-}
 	# --- on DRAM, one server process and one client process for all of these
 	# (fio_group): every workload at 4 KiB with sync=1 (the defaults); large blocks,
 	# iodepth > 1, batched (one flush per batch); a batch larger than what completes
@@ -301,37 +338,12 @@ engine_suite() {
 	FIO_SERVER_ARGS="--ioengine=external:$ENGINE --cpus=1,0" \
 		fio_pair randwrite-4k-2jobs-server-pinned write 'NUMJOBS=2' 'NUMJOBS=2' jobs/randwrite.fio
 
-	# --- device DAX (persistent flush type: the server advertises direct write) ---
-	if [ -n "$DAX" ]; then
-		local dax="SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1"
-		# (three server jobs: bytes 0-64m, 64m-128m, 128m-192m of the device)
-		fio_group devdax-workloads "$dax" \
-			'devdax-randwrite-4k-sync write rw=randwrite' \
-			'devdax-write-128k-qd16-batch16 write rw=write sync=0 bs=128k iodepth=16 iodepth_batch_submit=16' \
-			'devdax-randread-4k-qd8 read rw=randread sync=0 iodepth=8 iodepth_batch_submit=8'
-		fio_pair devdax-rw-4k-2jobs readwrite "$dax NUMJOBS=2" 'NUMJOBS=2' jobs/rw.fio
-		if ! grep -q 'does not advertise direct write' "$E2E_TMP/$METHOD-devdax-rw-4k-2jobs/client.log" \
-				2>/dev/null; then
-			e2e_result "$METHOD-devdax-flushes-persistent" 0
-		else
-			e2e_result "$METHOD-devdax-flushes-persistent" 1
-		fi
-	fi
 	# --- a plain file (page granularity) ---
-	local file=/tmp/rpma-fio-e2e-mem
+	local file=/tmp/rpma-fio-e2e-mem-$METHOD
 	truncate -s 128m "$file"
 	fio_pair file-randwrite-4k-qd4 write "SERVER_MEM=$file NUMJOBS=2" \
 		'NUMJOBS=2 SYNC=0 IODEPTH=4 BATCH=4' jobs/randwrite.fio
 	rm -f "$file"
-
-	# --- fio's verify on device DAX (on DRAM: sections of dram-workloads above) ---
-	if [ -n "$DAX" ]; then
-		local verify=(--name=verify --serverip="$A" --port=@PORT@ --create_serialize=0 --thread
-			--size=8m --verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0)
-		fio_pair devdax-verify-randwrite-16k-qd8 readwrite \
-			"SERVER_MEM=$DAX SERVER_SIZE=64m DIRECT_WRITE_TO_PMEM=1" '' "${verify[@]}" \
-			--rw=randwrite --bs=16k --iodepth=8 --iodepth_batch_submit=8
-	fi
 
 	# --- a client may start before its server: it retries until connect_timeout ---
 	e2e_setup "$METHOD-client-starts-first" env "${COMMON_VARS[@]}" PORT=@PORT@ fio "jobs/$METHOD-server.fio" -- \
@@ -399,7 +411,7 @@ engine_suite() {
 	fi
 	if [ -n "${RPMA_TEST_FSDAX_DIR:-}" ] &&
 			ibv_devinfo -v 2>/dev/null | grep -A1 rc_odp_caps | grep -q 'NO SUPPORT'; then
-		local f=$RPMA_TEST_FSDAX_DIR/e2e-engine-mem
+		local f=$RPMA_TEST_FSDAX_DIR/e2e-engine-mem-$METHOD
 		truncate -s 64m "$f"
 		# Soft-RoCE cannot pin fsdax pages and has no ODP: the library says so
 		fio_fails fsdax-needs-odp 'On-Demand Paging' 15 \
@@ -437,18 +449,44 @@ engine_suite() {
 		jobs/write.fio
 }
 
+engine_suite() {
+	if [ "$METHOD" = "$FIRST_METHOD" ]; then
+		engine_shared_part
+		engine_own_part
+	else
+		engine_own_part
+		engine_shared_part
+	fi
+}
+
 methods=${ENGINE_METHODS:-$(for so in build/librpma_*.so; do
 	[ -e "$so" ] && basename "$so" .so | sed 's/^librpma_//'; done)}
 [ -n "$methods" ] || { echo "no engine built: run make engines"; exit 1; }
-FIRST_METHOD=${methods%%[[:space:]]*}
-for METHOD in $methods; do
+# the option checks run with the first method only (see engine_suite)
+FIRST_METHOD=${E2E_FIRST_METHOD:-${methods%%[[:space:]]*}}
+
+# one method: this process is its lane
+if [ "$(wc -w <<<"$methods")" -eq 1 ]; then
+	METHOD=$methods
 	ENGINE=build/librpma_$METHOD.so
-	if [ ! -f "jobs/$METHOD-server.fio" ]; then
-		echo "SKIP $METHOD: no jobs/$METHOD-server.fio"
-		continue
-	fi
+	[ -f "jobs/$METHOD-server.fio" ] || { echo "FAIL $METHOD: no jobs/$METHOD-server.fio"; exit 1; }
 	echo "== engine $ENGINE"
 	engine_suite
+	e2e_summary
+	exit
+fi
+# several: a lane each, side by side, ports 4000 apart; their output in turn
+status=0 lane=0 lane_pids=()
+read -r -a lane_methods <<<"$(tr '\n' ' ' <<<"$methods")"
+for m in "${lane_methods[@]}"; do
+	ENGINE_METHODS=$m E2E_FIRST_METHOD=$FIRST_METHOD E2E_PORT=$((E2E_PORT + 4000 * lane)) \
+		E2E_ONLY=${E2E_ONLY:-.} "$0" >"$E2E_TMP/lane-$m.out" 2>&1 &
+	lane_pids+=($!)
+	lane=$((lane + 1))
 done
-
-e2e_summary
+for i in "${!lane_methods[@]}"; do
+	wait "${lane_pids[i]}" || status=1
+	cat "$E2E_TMP/lane-${lane_methods[i]}.out"
+done
+rm -rf "$E2E_TMP"
+exit "$status"

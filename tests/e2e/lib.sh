@@ -60,6 +60,39 @@ e2e_wait_connected() { # PORT ADDR LIMIT
 	return 1
 }
 
+# Wait until a connection to port $1 of address $2 is accepted and I/O flows over it,
+# at most $3 seconds: the server's queue pair (its CM ID's, on this host) is ready to
+# send (RTS: accepted) and has received 50 packets more than when it was first seen so
+# (a dozen I/Os). Its own counter: lanes side by side do not mislead it.
+e2e_wait_io() { # PORT ADDR LIMIT
+	local i qpn='' psn psn0=''
+	for ((i = 0; i < $3 * 10; i++)); do
+		[ -n "$qpn" ] || qpn=$(rdma resource show cm_id 2>/dev/null |
+			sed -n "s/.* lqpn \([0-9]*\) .*state CONNECT .*src-addr $2:$1 .*/\1/p" | head -n1)
+		if [ -n "$qpn" ]; then
+			psn=$(rdma resource show qp 2>/dev/null | sed -n "s/.* lqpn $qpn .* state RTS rq-psn \([0-9]*\) .*/\1/p")
+			if [ -n "$psn" ]; then
+				[ -n "$psn0" ] || psn0=$psn
+				((((psn - psn0) & 0xffffff) >= 50)) && return 0 # (24-bit sequence numbers)
+			fi
+		fi
+		sleep 0.1
+	done
+	return 1
+}
+
+# Lanes of one suite that run side by side share a few things (a fixed port, the
+# device DAX, a file): each lane holds the lock named NAME while it uses them.
+e2e_lock() { # NAME
+	exec {E2E_LOCK_FD}>"/tmp/rpma-e2e-$1.lock"
+	flock "$E2E_LOCK_FD"
+}
+
+e2e_unlock() {
+	flock -u "$E2E_LOCK_FD"
+	exec {E2E_LOCK_FD}>&-
+}
+
 # E2E_ONLY=REGEX: run only the tests whose name (without E2E_NAME_PREFIX) matches
 e2e_wanted() {
 	[[ $1 =~ ${E2E_ONLY:-.} ]]

@@ -45,8 +45,8 @@ export EXAMPLE_TIMEOUT_S=${EXAMPLE_TIMEOUT_S:-90}
 if [ -n "${VALGRIND_EXAMPLES:-}" ]; then
 	lanes=("$VALGRIND_EXAMPLES")
 else
-	lanes=('^(connection|write-flush-read-(dram|devdax)|atomic-write-.*|messages|reject)$'
-		'^(srq|multiple-connections|peer-gone-client|multithreaded)$')
+	lanes=('^(connection|write-flush-read-(dram|devdax)|atomic-write-.*|messages)$'
+		'^(srq|multiple-connections|peer-gone-client|multithreaded|reject)$')
 fi
 lane_pids=()
 for i in "${!lanes[@]}"; do
