@@ -10,7 +10,9 @@
 # exactly as in the previous pair (the same set-up code), and the middle of a
 # run of one call (the first and the last fail). ibv_get_cq_event fails only
 # as the first of its kind: how many completion events a run waits for varies,
-# so a later rank may not exist in the run. Every planned fault must fire: one
+# so a later rank may not exist in the run (and a run whose completions were all
+# ready makes none: it is run again, at most three times in all). Every planned
+# fault must fire: one
 # that did not is a failed run (counted apart as "unfired" too).
 # Every run must: end by itself within its timeout (no hang), end by exit (no
 # signal), and, when the injected failure makes a program fail, say why on its
