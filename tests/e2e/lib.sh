@@ -48,13 +48,18 @@ e2e_wait_line() {
 	done
 }
 
-# Wait until a connection to port $1 of address $2 is established (rdma's CM
-# resources, seen on the host of that address), at most $3 seconds: sooner than a
-# fixed sleep, and no sooner than the connection.
+# The CM ID of a connection to port $1 of address $2, on the host of that address
+# (rdma's CM resources): its line, empty when there is none (yet).
+e2e_server_cm_id() { # PORT ADDR
+	rdma resource show cm_id 2>/dev/null | grep -m1 "state CONNECT .*src-addr $2:$1 "
+}
+
+# Wait until a connection to port $1 of address $2 is established, at most $3
+# seconds: sooner than a fixed sleep, and no sooner than the connection.
 e2e_wait_connected() { # PORT ADDR LIMIT
 	local i
 	for ((i = 0; i < $3 * 10; i++)); do
-		rdma resource show cm_id 2>/dev/null | grep -q "state CONNECT .*src-addr $2:$1 " && return 0
+		[ -n "$(e2e_server_cm_id "$1" "$2")" ] && return 0
 		sleep 0.1
 	done
 	return 1
@@ -67,8 +72,7 @@ e2e_wait_connected() { # PORT ADDR LIMIT
 e2e_wait_io() { # PORT ADDR LIMIT
 	local i qpn='' psn psn0=''
 	for ((i = 0; i < $3 * 10; i++)); do
-		[ -n "$qpn" ] || qpn=$(rdma resource show cm_id 2>/dev/null |
-			sed -n "s/.* lqpn \([0-9]*\) .*state CONNECT .*src-addr $2:$1 .*/\1/p" | head -n1)
+		[ -n "$qpn" ] || qpn=$(e2e_server_cm_id "$1" "$2" | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p')
 		if [ -n "$qpn" ]; then
 			psn=$(rdma resource show qp 2>/dev/null | sed -n "s/.* lqpn $qpn .* state RTS rq-psn \([0-9]*\) .*/\1/p")
 			if [ -n "$psn" ]; then
