@@ -13,12 +13,18 @@
 # `./configure --disable-native` writes its config-host.h (fio itself is never
 # built). The build refuses to go on if `$(FIO) --version` and the tree disagree.
 #
-# Each engine is one shared object: engines/<name>.c (the method) plus what
-# every engine shares -- engines/engine.c (fio's entry points), client/*.c,
-# server/*.c, common/*.c -- build/librpma.a (PIC) and -lrdmacm -libverbs -lpmem2;
-# a version script exports `ioengine` only. ENGINE_SRCS_<name> / ENGINE_LDLIBS_<name>
-# add a method's own sources and libraries (engines/gpspm/: its messages, its
-# flush slots and the generated protobuf code).
+# Where fio enters is a folder: engines/fio/ is the only code built with fio's
+# headers (the ioengine_ops, the option table, how failures reach fio). Every
+# other folder -- client/, server/, common/, gpspm/ -- and the method files
+# themselves are fio-free: they are built WITHOUT fio's include path (an
+# include of fio fails to compile), archived whole into
+# build/engines/libengine-core.a, and the unit tests link the same folders
+# (rebuilt with test flags) from build/test*/engines/libengine-core.a.
+#
+# Each engine is one shared object: engines/<name>.c (the method) + engines/fio/
+# + what it takes of the archive, build/librpma.a (PIC) and -lrdmacm -libverbs
+# -lpmem2; a version script exports `ioengine` only. ENGINE_LDLIBS_<name> adds a
+# method's own libraries (GPSPM: -lprotobuf-c for its generated message code).
 
 FIO ?= fio
 FIO_VERSION := $(shell $(FIO) --version 2>/dev/null)
@@ -26,17 +32,28 @@ FIO_SRC_DEFAULT := $(BUILD)/fio-src/$(or $(FIO_VERSION),fio-unknown)
 FIO_SRC ?= $(FIO_SRC_DEFAULT)
 FIO_CONFIG_H := $(FIO_SRC)/config-host.h
 
+# GPSPM: the flush messages' protobuf code (protoc-c), the hostile peers (its variables
+# are used below)
+include engines/gpspm/gpspm.mk
+
 ENGINE_NAMES := $(patsubst engines/%.c,%,$(wildcard engines/librpma_*.c))
 ENGINE_SOS := $(ENGINE_NAMES:%=$(BUILD)/%.so)
-ENGINE_SHARED_DIRS := engines/client engines/server engines/common
-ENGINE_COMMON_SRCS := engines/engine.c $(sort $(wildcard $(ENGINE_SHARED_DIRS:%=%/*.c)))
-ENGINE_COMMON_OBJS := $(ENGINE_COMMON_SRCS:engines/%.c=$(BUILD)/engines/%.o)
-ENGINE_HDRS := engines/engine.h $(wildcard $(ENGINE_SHARED_DIRS:%=%/*.h)) librpma/include/librpma.h
+ENGINE_FIO_SRCS := $(sort $(wildcard engines/fio/*.c))
+ENGINE_FIO_OBJS := $(ENGINE_FIO_SRCS:engines/%.c=$(BUILD)/engines/%.o)
+# the fio-free folders, whole (GPSPM's generated message code is gpspm.mk's)
+ENGINE_CORE_DIRS := engines/client engines/server engines/common engines/gpspm
+ENGINE_CORE_SRCS := $(sort $(wildcard $(ENGINE_CORE_DIRS:%=%/*.c)))
+ENGINE_CORE_HDRS := $(wildcard $(ENGINE_CORE_DIRS:%=%/*.h)) librpma/include/librpma.h
+ENGINE_CORE_A := $(BUILD)/engines/libengine-core.a
+ENGINE_HDRS := $(wildcard engines/fio/*.h) $(ENGINE_CORE_HDRS)
 ENGINE_LDLIBS := $(BUILD)/librpma.a $(LDLIBS_PROVIDER) -lpmem2 -lpthread
 ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
 
-# fio's own preprocessor flags (its Makefile and config-host.mak); its headers are
-# system headers to us: our warning flags apply to our code only.
+# the fio-free code: no fio include path at all
+ENGINE_CORE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
+	-D_GNU_SOURCE -Ilibrpma/include -Iengines -I$(GPSPM_GEN) $(PROVIDER_CFLAGS)
+# engines/fio/: fio's own preprocessor flags (its Makefile and config-host.mak); its
+# headers are system headers to us: our warning flags apply to our code only.
 ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
 	-D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
 	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines $(PROVIDER_CFLAGS)
@@ -97,16 +114,24 @@ engines-check-fio: $(FIO_CONFIG_H)
 # rebuilt when the flags change (they are set in these two files)
 ENGINE_FLAG_FILES := Makefile engines/engines.mk
 
-$(ENGINE_COMMON_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
+$(ENGINE_FIO_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
 		$(FIO_CONFIG_H) | engines-check-fio
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_CFLAGS) -c -o $@ $<
 
-.SECONDEXPANSION:
-$(ENGINE_SOS): $(BUILD)/%.so: engines/%.c $$(ENGINE_SRCS_$$*) $(ENGINE_COMMON_OBJS) $(ENGINE_HDRS) \
-		$(BUILD)/librpma.a engines/engine.map | engines-check-fio
-	$(CC) $(ENGINE_CFLAGS) $(ENGINE_CFLAGS_$*) -shared -o $@ $< $(ENGINE_SRCS_$*) $(ENGINE_COMMON_OBJS) \
-		-Wl,--version-script=engines/engine.map \
+# the fio-free objects: the core folders and the method files
+$(BUILD)/engines/%.o: engines/%.c $(ENGINE_CORE_HDRS) $(GPSPM_PB).h $(ENGINE_FLAG_FILES)
+	@mkdir -p $(@D)
+	$(CC) $(ENGINE_CORE_CFLAGS) -c -o $@ $<
+
+$(ENGINE_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(BUILD)/engines/%.o) $(BUILD)/engines/gpspm/gen/gpspm_flush.pb-c.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(ENGINE_SOS): $(BUILD)/%.so: $(BUILD)/engines/%.o $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
+		$(BUILD)/librpma.a engines/fio/engine.map | engines-check-fio
+	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $< $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
+		-Wl,--version-script=engines/fio/engine.map \
 		$(ENGINE_LDLIBS) $(ENGINE_LDLIBS_$*)
 	@# load it the way fio does, every symbol resolved now (fio exports what engines use)
 	@LD_BIND_NOW=1 $(FIO) --enghelp=$@ >/dev/null 2>$@.load.log || { \
@@ -116,19 +141,34 @@ $(ENGINE_SOS): $(BUILD)/%.so: engines/%.c $$(ENGINE_SRCS_$$*) $(ENGINE_COMMON_OB
 
 engines: $(ENGINE_SOS)
 
-# ---- unit tests of the engines' pure parts (no fio, no RDMA, no libpmem2) ----
+# ---- unit tests of the engines' fio-free folders ----
 # tests/unit/engine_<piece>/*.c: picked up by the top Makefile's UNIT_BINS (make
-# test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) adds the
-# engines' pure sources.
-ENGINE_PURE_SRCS := engines/common/optparse.c engines/common/workspace.c engines/common/flush_path.c \
-	engines/common/env_defaults.c engines/gpspm/slots.c engines/gpspm/server_slots.c \
-	engines/server/keepalive.c
+# test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) links the
+# fio-free folders, whole, rebuilt with the test flags. A test brings stand-ins
+# for what it does not want real (they win over the archive's members): the
+# calls that reach fio (common/report.h) always, librpma calls when it scripts them.
+ENGINE_TEST_CORE_A := $(TBUILD)/engines/libengine-core.a
+ENGINE_TEST_CFLAGS := $(TEST_CFLAGS) -Iengines -I$(GPSPM_GEN)
 
-$(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_PURE_SRCS) \
-		$(wildcard engines/common/*.h engines/gpspm/*.h) engines/server/keepalive.h $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+$(TBUILD)/engines/%.o: engines/%.c $(ENGINE_CORE_HDRS) $(GPSPM_PB).h
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -o $@ $(filter %.c,$^) \
-		$(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
+	$(CC) $(ENGINE_TEST_CFLAGS) -c -o $@ $<
+
+$(TBUILD)/engines/gpspm/gen/%.o: $(GPSPM_GEN)/%.c $(GPSPM_PB).h
+	@mkdir -p $(@D)
+	$(CC) $(ENGINE_TEST_CFLAGS) -c -o $@ $<
+
+$(ENGINE_TEST_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(TBUILD)/engines/%.o) \
+		$(TBUILD)/engines/gpspm/gen/gpspm_flush.pb-c.o
+	rm -f $@
+	ar rcs $@ $^
+
+$(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_TEST_CORE_A) \
+		$(ENGINE_CORE_HDRS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+	@mkdir -p $(@D)
+	$(CC) $(ENGINE_TEST_CFLAGS) -Wno-missing-prototypes -o $@ $(filter %.c,$^) \
+		$(ENGINE_TEST_CORE_A) $(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) \
+		-lcmocka -lprotobuf-c -lpmem2 -lpthread
 
 # the completion loop's unit test brings its own stand-ins for the librpma calls poll.c
 # makes: no librpma is linked (an explicit rule wins over the pattern rule above). Linked
@@ -140,10 +180,11 @@ $(TBUILD)/unit/engine_poll: $(wildcard tests/unit/engine_poll/*.c) engines/commo
 	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -Ilibrpma/include -o $@ \
 		$(filter %.c,$^) $(TEST_FLAGS) -lcmocka
 
-.PHONY: engines engines-check-fio
+# what the tests and the matrix runner use beside the engines: the hostile peers
+# (gpspm.mk) and the per-I/O cost counter (mk/matrix.mk)
+tools:
 
-# the end-to-end suite (tests/e2e/run.sh) runs tests/e2e/engines.sh too
-test-e2e e2e-build: engines
+.PHONY: engines engines-check-fio tools
 
-# GPSPM: the flush messages' protobuf code (protoc-c), the message codec's unit test, tools
-include engines/gpspm/gpspm.mk
+# the end-to-end suite (tests/e2e/run.sh) runs tests/e2e/engines.sh too, and the hostile peers
+test-e2e e2e-build: engines tools

@@ -12,7 +12,7 @@
  *   fio --ioengine=external:build/librpma_apm.so jobs/write.fio    # client
  *
  * The protocol, in the order it runs (the steps themselves are in client/
- * and server/; engine.c calls these hooks for fio):
+ * and server/; fio/engine.c calls these hooks for fio):
  *
  *   server  map the memory, register it for the client's writes, reads and
  *           flushes, listen, accept the client with the workspace; serve =
@@ -26,11 +26,12 @@
  *           disconnect; say how the flushes completed
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "client/client.h"
 #include "common/flush_path.h"
+#include "common/method.h"
 #include "common/report.h"
-#include "engine.h"
 #include "server/server.h"
 
 /* ---- server ---- */
@@ -153,7 +154,8 @@ static int apm_client_init(struct rpmafio_client *c)
 }
 
 /* one flush after the batch's writes; its completion completes the batch */
-static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, struct io_u *last)
+static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+	struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
 	a->flushes++;
@@ -168,8 +170,9 @@ static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, st
 	return 0;
 }
 
-/* every signalled operation carries the io_u it completes as its context */
-static int apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, struct io_u **last)
+/* every signalled operation carries the I/O it completes as its context */
+static enum rpmafio_completion apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc,
+	struct rpmafio_io **last)
 {
 	if (wc->opcode == APM_WC_FLUSH) {
 		struct apm_client *a = c->priv;
@@ -179,10 +182,10 @@ static int apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, str
 	case IBV_WC_SEND:
 	case IBV_WC_RECV:
 	case IBV_WC_RECV_RDMA_WITH_IMM:
-		return -1; /* APM sends no messages */
+		return RPMAFIO_COMPLETES_UNKNOWN; /* APM sends no messages */
 	default:
-		*last = (struct io_u *)(uintptr_t)wc->wr_id;
-		return 1;
+		*last = (struct rpmafio_io *)(uintptr_t)wc->wr_id;
+		return RPMAFIO_COMPLETES_IO;
 	}
 }
 
@@ -207,8 +210,10 @@ static void apm_client_cleanup(struct rpmafio_client *c)
 	c->priv = NULL;
 }
 
-static const struct rpmafio_method apm = {
-	.name = "librpma_apm",
+const char rpmafio_engine_name[] = "librpma_apm";
+
+const struct rpmafio_method rpmafio_engine_method = {
+	.name = rpmafio_engine_name,
 	.client = {
 		.init = apm_client_init,
 		.flush = apm_flush,
@@ -221,10 +226,3 @@ static const struct rpmafio_method apm = {
 		.serve = apm_server_serve,
 	},
 };
-
-static int apm_init(struct thread_data *td)
-{
-	return rpmafio_init(td, &apm);
-}
-
-RPMAFIO_IOENGINE_OPS("librpma_apm", apm_init);

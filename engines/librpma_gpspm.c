@@ -16,7 +16,7 @@
  *   fio --ioengine=external:build/librpma_gpspm.so jobs/randwrite.fio  # client
  *
  * The protocol, in the order it runs (shared steps in client/ and server/;
- * engine.c calls these hooks for fio):
+ * fio/engine.c calls these hooks for fio):
  *
  * Server. Map the memory and register it for the client's writes and reads
  * only; advertise max_msg_num = iodepth in the workspace; listen; take the
@@ -33,7 +33,7 @@
  * check the server takes as many flush requests at once as this job may
  * send; post a receive in every slot. Every batch of writes (one write with
  * sync=1) gets ONE flush request covering the span of its writes (client/io.c
- * decides the span); when the batch is complete is gpspm/slots.h's business:
+ * decides the span); when the batch is complete is gpspm/client_slots.h's business:
  * the SEND done and the response arrived, in order; a read held back behind
  * unanswered flushes. A response naming no request in flight breaks the
  * connection. Receive buffers are separate from the slots: a response may
@@ -48,18 +48,17 @@
 
 #include "client/client.h"
 #include "client/io.h"
+#include "common/method.h"
 #include "common/report.h"
-#include "engine.h"
 #include "gpspm/msg.h"
+#include "gpspm/msg_bufs.h"
+#include "gpspm/client_slots.h"
 #include "gpspm/server_slots.h"
-#include "gpspm/slots.h"
 #include "server/server.h"
-
-#define NAME "librpma_gpspm"
 
 /*
  * Work request ids of the messages: a tag in bits 62-63 and an index.
- * The client's reads carry their io_u instead, a user-space address whose
+ * The client's reads carry their I/O instead, a user-space address whose
  * two top bits are clear.
  */
 #define WR_TAG_MASK (3ULL << 62)
@@ -80,65 +79,10 @@ static inline uint32_t wr_index(uint64_t id)
 /* how long a leaving client waits for its last message to be sent */
 #define LAST_MSG_WAIT_MS 2000
 
-/* nslots send buffers and nslots receive buffers, registered for SEND and RECV */
-struct msg_bufs {
-	struct rpmafio_mem mem;
-	struct rpma_mr_local *mr;
-	uint32_t nslots;
-	size_t recv_first;	/* 0 or nslots: where the receive buffers begin */
-};
-
-static inline size_t send_off(const struct msg_bufs *b, uint32_t k)
-{
-	return ((b->recv_first ? 0 : b->nslots) + (size_t)k) * GPSPM_MSG_MAX;
-}
-
-static inline size_t recv_off(const struct msg_bufs *b, uint32_t k)
-{
-	return (b->recv_first + (size_t)k) * GPSPM_MSG_MAX;
-}
-
-static inline char *send_buf(const struct msg_bufs *b, uint32_t k)
-{
-	return (char *)b->mem.ptr + send_off(b, k);
-}
-
-static int msg_bufs_new(struct rpmafio_job *job, struct rpma_peer *peer, struct msg_bufs *b)
-{
-	size_t size = 2 * (size_t)b->nslots * GPSPM_MSG_MAX;
-	char why[RPMAFIO_ERR_LEN], buf[128];
-	int ret;
-
-	if (rpmafio_mem_map(RPMAFIO_MEM_DRAM, size, 0, &b->mem, why, sizeof(why)))
-		return rpmafio_fail(job, ENOMEM, "message buffers: %s", why);
-	/* no stale heap bytes go out in a message; and the NIC's writes are DMA,
-	 * which a memory checker cannot see, so it must find the bytes defined */
-	memset(b->mem.ptr, 0, size);
-	if ((ret = rpma_mr_reg(peer, b->mem.ptr, size, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
-			&b->mr)))
-		return rpmafio_fail(job, EIO, "cannot register %zu bytes of message buffers: %s",
-			size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return 0;
-}
-
-/* after the connection is gone; memory still registered is never freed */
-static void msg_bufs_delete(struct rpmafio_job *job, struct msg_bufs *b)
-{
-	char buf[128];
-	int ret;
-
-	if (b->mr && (ret = rpma_mr_dereg(&b->mr))) {
-		rpmafio_note(job, "cannot deregister the message buffers: %s; their memory is "
-			"kept", rpmafio_rpma_err(ret, buf, sizeof(buf)));
-		return;
-	}
-	rpmafio_mem_unmap(&b->mem);
-}
-
 /* ======================= server ======================= */
 
 struct gpspm_server {
-	struct msg_bufs bufs;	/* receive buffers first */
+	struct gpspm_msg_bufs bufs;	/* receive buffers first */
 	struct gpspm_server_slots *slots; /* requests waiting, send buffers free */
 	pmem2_persist_fn persist; /* NULL for DRAM */
 	uint64_t served, bytes;
@@ -148,7 +92,7 @@ struct gpspm_server {
 /* max_msg_num = iodepth (at most 65535: the workspace has 16 bits for it) */
 static int server_state_new(struct rpmafio_server *s)
 {
-	unsigned n = s->job.td->o.iodepth;
+	unsigned n = s->job.iodepth;
 
 	if (n == 0 || n > UINT16_MAX)
 		return rpmafio_fail(&s->job, EINVAL, "iodepth=%u: a GPSPM server takes 1-%u flush "
@@ -173,7 +117,7 @@ static int post_receives(struct rpmafio_server *s, struct rpma_conn_req *req)
 	int ret;
 
 	for (uint32_t k = 0; k < g->bufs.nslots; k++)
-		if ((ret = rpma_conn_req_recv(req, g->bufs.mr, recv_off(&g->bufs, k),
+		if ((ret = rpma_conn_req_recv(req, g->bufs.mr, gpspm_recv_off(&g->bufs, k),
 				GPSPM_MSG_MAX, wr_id(WR_RECV, k))))
 			return rpmafio_fail(&s->job, EIO, "cannot post receive %u of %u: %s", k + 1,
 				g->bufs.nslots, rpmafio_rpma_err(ret, buf, sizeof(buf)));
@@ -197,7 +141,7 @@ static int gpspm_server_init(struct rpmafio_server *s)
 	struct rpmafio_queues q = {.sq = n + 1, .rq = n, .cq = 2 * n + 1};
 	g->bufs.recv_first = 0;
 	if (rpmafio_server_register(s, usage, (uint16_t)n) ||
-			msg_bufs_new(&s->job, s->peer, &g->bufs) || rpmafio_server_listen(s) ||
+			gpspm_msg_bufs_new(&s->job, s->peer, &g->bufs) || rpmafio_server_listen(s) ||
 			rpmafio_server_next_request(s, &q, &req))
 		return -1;
 	if (post_receives(s, req)) {
@@ -221,7 +165,7 @@ static int handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, 
 	size_t size = 0;
 	int ret;
 
-	switch (gpspm_req_check((char *)g->bufs.mem.ptr + recv_off(&g->bufs, k), len,
+	switch (gpspm_req_check((char *)g->bufs.mem.ptr + gpspm_recv_off(&g->bufs, k), len,
 			s->mem.size, &req, why, sizeof(why))) {
 	case GPSPM_REQ_FLUSH:
 		break;
@@ -241,23 +185,29 @@ static int handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, 
 	g->served++;
 	g->bytes += req.length;
 
-	if ((ret = rpma_recv(s->conn, g->bufs.mr, recv_off(&g->bufs, k), GPSPM_MSG_MAX,
+	if ((ret = rpma_recv(s->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
 			wr_id(WR_RECV, k))))
 		return rpmafio_fail(job, EIO, "cannot post a receive again: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	struct gpspm_resp resp = {req.op_context};
-	if (gpspm_resp_encode(&resp, send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size))
+	if (gpspm_resp_encode(&resp, gpspm_send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size))
 		return rpmafio_fail(job, EIO, "cannot encode a flush response");
-	if ((ret = rpma_send(s->conn, g->bufs.mr, send_off(&g->bufs, out), size,
+	if ((ret = rpma_send(s->conn, g->bufs.mr, gpspm_send_off(&g->bufs, out), size,
 			RPMA_F_COMPLETION_ALWAYS, wr_id(WR_SEND, out))))
 		return rpmafio_fail(job, EIO, "cannot send a flush response: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	return 0;
 }
 
-/* One completion: 0 fine, 1 the connection failed (see *status), -1 after rpmafio_fail() */
-static int on_wc(struct rpmafio_server *s, struct gpspm_server *g, const struct ibv_wc *wc,
-		enum ibv_wc_status *status)
+/* what one completion of the server's messages was */
+enum server_wc {
+	SERVER_WC_TAKEN,	/* a message sent or received, as expected */
+	SERVER_WC_CONN_FAILED,	/* flushed or failed with the connection: see *status */
+	SERVER_WC_REFUSED,	/* after rpmafio_fail() */
+};
+
+static enum server_wc on_wc(struct rpmafio_server *s, struct gpspm_server *g,
+		const struct ibv_wc *wc, enum ibv_wc_status *status)
 {
 	uint64_t tag = wc->wr_id & WR_TAG_MASK;
 	uint32_t k = wr_index(wc->wr_id);
@@ -268,46 +218,62 @@ static int on_wc(struct rpmafio_server *s, struct gpspm_server *g, const struct 
 		 * only because of what arrived: a message that does not fit
 		 * (reported as a length or a QP operation error, by provider).
 		 */
-		if (tag == WR_RECV && wc->status != IBV_WC_WR_FLUSH_ERR)
-			return rpmafio_fail(&s->job, EPROTO, "rejected a message from the client: "
+		if (tag == WR_RECV && wc->status != IBV_WC_WR_FLUSH_ERR) {
+			rpmafio_fail(&s->job, EPROTO, "rejected a message from the client: "
 				"receiving it failed (%s): is it longer than the %d-byte receive "
 				"buffer?; disconnecting", ibv_wc_status_str(wc->status),
 				GPSPM_MSG_MAX);
+			return SERVER_WC_REFUSED;
+		}
 		*status = wc->status;
-		return 1;
+		return SERVER_WC_CONN_FAILED;
 	}
 	if (tag == WR_SEND && gpspm_server_slots_sent(g->slots, k) == 0)
-		return 0;
+		return SERVER_WC_TAKEN;
 	if (tag == WR_RECV && gpspm_server_slots_received(g->slots, k, wc->byte_len) == 0)
-		return 0;
-	return rpmafio_fail(&s->job, EIO, "a completion for no message (opcode %d, wr_id 0x%llx)",
+		return SERVER_WC_TAKEN;
+	rpmafio_fail(&s->job, EIO, "a completion for no message (opcode %d, wr_id 0x%llx)",
 		(int)wc->opcode, (unsigned long long)wc->wr_id);
+	return SERVER_WC_REFUSED;
 }
 
 /* the serve loop's work (server.h: rpmafio_serve_fn): take completions, answer requests */
-static int serve_messages(struct rpmafio_server *s, const struct ibv_wc *wc, int n)
+static enum rpmafio_poll_step serve_messages(struct rpmafio_server *s, const struct ibv_wc *wc,
+		int n)
 {
 	struct gpspm_server *g = s->priv;
 	uint32_t k, len, out;
 
 	for (int i = 0; i < n; i++) {
 		enum ibv_wc_status status = IBV_WC_SUCCESS;
-		int r = on_wc(s, g, &wc[i], &status);
-		if (r)
-			return r < 0 ? -1 : rpmafio_server_conn_failed(s, status);
+		switch (on_wc(s, g, &wc[i], &status)) {
+		case SERVER_WC_TAKEN:
+			continue;
+		case SERVER_WC_CONN_FAILED:
+			return rpmafio_server_conn_failed(s, status);
+		case SERVER_WC_REFUSED:
+		default:
+			return RPMAFIO_POLL_FAILED;
+		}
 	}
 	/* (the last message keeps the send buffer it was given: serving ends there) */
 	while (!g->last && gpspm_server_slots_next(g->slots, &k, &len, &out))
 		if (handle(s, g, k, len, out))
-			return -1;
+			return RPMAFIO_POLL_FAILED;
 	if (!g->last)
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	/* the client is done: it disconnects next */
-	int w = rpmafio_server_wait_gone(s);
-	if (w == 0)
+	switch (rpmafio_server_wait_gone(s)) {
+	case RPMAFIO_CLIENT_STAYED:
 		rpmafio_note(&s->job, "the client sent its last message but did not disconnect "
 			"within connect_timeout=%u ms: ending anyway", s->job.o->connect_timeout);
-	return w < 0 ? -1 : 1;
+		return RPMAFIO_POLL_DONE;
+	case RPMAFIO_CLIENT_WAIT_FAILED:
+		return RPMAFIO_POLL_FAILED;
+	case RPMAFIO_CLIENT_LEFT:
+	default:
+		return RPMAFIO_POLL_DONE;
+	}
 }
 
 static int gpspm_server_serve(struct rpmafio_server *s)
@@ -326,7 +292,7 @@ static void gpspm_server_cleanup(struct rpmafio_server *s)
 	struct gpspm_server *g = s->priv;
 	if (g == NULL)
 		return;
-	msg_bufs_delete(&s->job, &g->bufs);
+	gpspm_msg_bufs_delete(&s->job, &g->bufs);
 	gpspm_server_slots_delete(&g->slots);
 	free(g);
 	s->priv = NULL;
@@ -335,7 +301,7 @@ static void gpspm_server_cleanup(struct rpmafio_server *s)
 /* ======================= client ======================= */
 
 struct gpspm_client {
-	struct msg_bufs bufs;	/* send buffers first */
+	struct gpspm_msg_bufs bufs;	/* send buffers first */
 	struct gpspm_slots *slots;
 };
 
@@ -343,13 +309,12 @@ struct gpspm_client {
 static int check_server_takes(struct rpmafio_client *c)
 {
 	struct rpmafio_job *job = &c->job;
-	struct thread_data *td = job->td;
 
 	if (c->ws.max_msg_num == 0)
 		return rpmafio_fail(job, EPROTO, "the server at %s:%s takes no flush requests "
 			"(max_msg_num 0 in its workspace): is it a GPSPM server? Start it with "
 			"jobs/gpspm-server.fio", job->o->serverip, job->port);
-	uint32_t need = !td_write(td) ? 0 : td->o.sync_io ? 1 : c->depth;
+	uint32_t need = !job->writes ? 0 : job->sync ? 1 : c->depth;
 	if (need > c->ws.max_msg_num)
 		return rpmafio_fail(job, EINVAL, "the server at %s:%s takes %u flush requests at "
 			"a time (its iodepth) but this job may have %u in flight (iodepth=%u): "
@@ -382,10 +347,10 @@ static int gpspm_client_init(struct rpmafio_client *c)
 	g->bufs.nslots = n;
 	g->bufs.recv_first = n;
 	if (rpmafio_client_connect(c, &q) || check_server_takes(c) ||
-			msg_bufs_new(&c->job, c->peer, &g->bufs))
+			gpspm_msg_bufs_new(&c->job, c->peer, &g->bufs))
 		return -1;
 	for (uint32_t k = 0; k < n; k++)
-		if ((ret = rpma_recv(c->conn, g->bufs.mr, recv_off(&g->bufs, k), GPSPM_MSG_MAX,
+		if ((ret = rpma_recv(c->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
 				wr_id(WR_RECV, k))))
 			return rpmafio_fail(&c->job, EIO, "cannot post receive %u of %u: %s", k + 1,
 				n, rpmafio_rpma_err(ret, buf, sizeof(buf)));
@@ -393,7 +358,8 @@ static int gpspm_client_init(struct rpmafio_client *c)
 }
 
 /* One flush request after the batch's writes; the batch completes with its response. */
-static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, struct io_u *last)
+static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+	struct rpmafio_io *last)
 {
 	struct gpspm_client *g = c->priv;
 	char buf[128];
@@ -404,9 +370,9 @@ static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, 
 	struct gpspm_req req = {offset, len, 0};
 	if (gpspm_slots_next(g->slots, &k, &req.op_context))
 		return rpmafio_fail(&c->job, EIO, "all %u flush slots are in use", g->bufs.nslots);
-	if (gpspm_req_encode(&req, send_buf(&g->bufs, k), GPSPM_MSG_MAX, &size))
+	if (gpspm_req_encode(&req, gpspm_send_buf(&g->bufs, k), GPSPM_MSG_MAX, &size))
 		return rpmafio_fail(&c->job, EIO, "cannot encode a flush request");
-	if ((ret = rpma_send(c->conn, g->bufs.mr, send_off(&g->bufs, k), size,
+	if ((ret = rpma_send(c->conn, g->bufs.mr, gpspm_send_off(&g->bufs, k), size,
 			RPMA_F_COMPLETION_ALWAYS, wr_id(WR_SEND, k))))
 		return rpmafio_fail(&c->job, EIO, "cannot send a flush request of %llu bytes at "
 			"offset %llu: %s", (unsigned long long)len, (unsigned long long)offset,
@@ -415,9 +381,12 @@ static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len, 
 	return 0;
 }
 
-/* a response arrived in receive buffer k: 1 and *done, 0, or -1 (see gpspm_completion) */
-static int answered(struct rpmafio_client *c, struct gpspm_client *g, uint32_t k, uint32_t len,
-		void **done)
+/*
+ * A response arrived in receive buffer k: what it completes. A response the
+ * server should not have sent breaks the connection here (COMPLETES_NOTHING).
+ */
+static enum rpmafio_completion answered(struct rpmafio_client *c, struct gpspm_client *g,
+		uint32_t k, uint32_t len, void **done)
 {
 	struct rpmafio_job *job = &c->job;
 	struct gpspm_resp resp = {0};
@@ -426,28 +395,28 @@ static int answered(struct rpmafio_client *c, struct gpspm_client *g, uint32_t k
 	int ret;
 
 	if (k >= g->bufs.nslots)
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	enum gpspm_msg_status st = gpspm_resp_decode((char *)g->bufs.mem.ptr +
-		recv_off(&g->bufs, k), len, &resp, why, sizeof(why));
-	if ((ret = rpma_recv(c->conn, g->bufs.mr, recv_off(&g->bufs, k), GPSPM_MSG_MAX,
+		gpspm_recv_off(&g->bufs, k), len, &resp, why, sizeof(why));
+	if ((ret = rpma_recv(c->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
 			wr_id(WR_RECV, k)))) {
 		rpmafio_io_break(c, EIO, "cannot post a receive again: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-		return 0;
+		return RPMAFIO_COMPLETES_NOTHING;
 	}
 	if (st != GPSPM_MSG_OK) {
 		rpmafio_io_break(c, EPROTO, "the server at %s:%s sent an invalid message: %s",
 			job->o->serverip, job->port, why);
-		return 0;
+		return RPMAFIO_COMPLETES_NOTHING;
 	}
-	int r = gpspm_slots_answered(g->slots, resp.op_context, done);
-	if (r < 0) {
+	enum rpmafio_completion r = gpspm_slots_answered(g->slots, resp.op_context, done);
+	if (r == RPMAFIO_COMPLETES_UNKNOWN) {
 		gpspm_slots_range(g->slots, &head, &tail);
 		rpmafio_io_break(c, EPROTO, "the server at %s:%s answered a flush request that "
 			"is not in flight (op_context %llu; in flight: %llu-%llu)", job->o->serverip,
 			job->port, (unsigned long long)resp.op_context, (unsigned long long)head,
 			(unsigned long long)tail);
-		return 0;
+		return RPMAFIO_COMPLETES_NOTHING;
 	}
 	return r;
 }
@@ -465,65 +434,67 @@ static const char *gpspm_failure_hint(const struct rpmafio_client *c, const stru
 		STRINGIFY(GPSPM_MSG_MAX) "-byte receive buffer?";
 }
 
-static int gpspm_completion(struct rpmafio_client *c, const struct ibv_wc *wc, struct io_u **last)
+static enum rpmafio_completion gpspm_completion(struct rpmafio_client *c,
+		const struct ibv_wc *wc, struct rpmafio_io **last)
 {
 	struct gpspm_client *g = c->priv;
 	uint64_t id = wc->wr_id;
 	void *done = NULL;
-	int r;
+	enum rpmafio_completion r;
 
 	switch (id & WR_TAG_MASK) {
 	case 0:
 		if (wc->opcode != IBV_WC_RDMA_READ && wc->opcode != IBV_WC_RDMA_WRITE)
-			return -1;
+			return RPMAFIO_COMPLETES_UNKNOWN;
 		r = gpspm_slots_io_done(g->slots, (void *)(uintptr_t)id, &done);
 		break;
 	case WR_SEND:
 		if (wc->opcode != IBV_WC_SEND)
-			return -1;
+			return RPMAFIO_COMPLETES_UNKNOWN;
 		r = gpspm_slots_sent(g->slots, wr_index(id), &done);
 		break;
 	case WR_RECV:
 		if (wc->opcode != IBV_WC_RECV)
-			return -1;
+			return RPMAFIO_COMPLETES_UNKNOWN;
 		r = answered(c, g, wr_index(id), wc->byte_len, &done);
 		break;
 	default:
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	}
-	if (r > 0)
+	if (r == RPMAFIO_COMPLETES_IO)
 		*last = done;
 	return r;
 }
 
 /* the last message's wait: its SEND completed, or anything went wrong */
-static int last_sent(void *arg, const struct ibv_wc *wc, int n)
+static enum rpmafio_poll_step last_sent(void *arg, const struct ibv_wc *wc, int n)
 {
 	(void)arg;
 	for (int i = 0; i < n; i++)
 		if ((wc[i].wr_id & WR_TAG_MASK) == WR_LAST || wc[i].status != IBV_WC_SUCCESS)
-			return 1;
-	return 0;
+			return RPMAFIO_POLL_DONE;
+	return RPMAFIO_POLL_GO_ON;
 }
 
-static int last_give_up(void *arg)
+static enum rpmafio_poll_step last_give_up(void *arg)
 {
-	return rpmafio_now_ms() >= *(const uint64_t *)arg;
+	return rpmafio_now_ms() >= *(const uint64_t *)arg ? RPMAFIO_POLL_DEADLINE :
+		RPMAFIO_POLL_GO_ON;
 }
 
-static int last_any_event(void *arg, enum rpma_conn_event ev)
+static enum rpmafio_poll_step last_any_event(void *arg, enum rpma_conn_event ev)
 {
 	(void)arg;
 	(void)ev;
-	return 1;
+	return RPMAFIO_POLL_DONE;
 }
 
-static int last_error(void *arg, const char *call, int ret)
+static enum rpmafio_poll_step last_error(void *arg, const char *call, int ret)
 {
 	(void)arg;
 	(void)call;
 	(void)ret;
-	return 1;
+	return RPMAFIO_POLL_FAILED;
 }
 
 static const struct rpmafio_poll_ops last_ops = {
@@ -547,8 +518,8 @@ static void send_last(struct rpmafio_client *c, struct gpspm_client *g)
 	/* flushes still in flight: the connection failed, nothing to tell */
 	if (!gpspm_slots_idle(g->slots) || gpspm_slots_next(g->slots, &k, &last.op_context))
 		return;
-	if (gpspm_req_encode(&last, send_buf(&g->bufs, k), GPSPM_MSG_MAX, &size) ||
-			rpma_send(c->conn, g->bufs.mr, send_off(&g->bufs, k), size,
+	if (gpspm_req_encode(&last, gpspm_send_buf(&g->bufs, k), GPSPM_MSG_MAX, &size) ||
+			rpma_send(c->conn, g->bufs.mr, gpspm_send_off(&g->bufs, k), size,
 				RPMA_F_COMPLETION_ALWAYS, wr_id(WR_LAST, 0)))
 		return;
 	uint64_t deadline = rpmafio_now_ms() + LAST_MSG_WAIT_MS;
@@ -567,14 +538,16 @@ static void gpspm_client_cleanup(struct rpmafio_client *c)
 	struct gpspm_client *g = c->priv;
 	if (g == NULL)
 		return;
-	msg_bufs_delete(&c->job, &g->bufs);
+	gpspm_msg_bufs_delete(&c->job, &g->bufs);
 	gpspm_slots_delete(&g->slots);
 	free(g);
 	c->priv = NULL;
 }
 
-static const struct rpmafio_method gpspm = {
-	.name = NAME,
+const char rpmafio_engine_name[] = "librpma_gpspm";
+
+const struct rpmafio_method rpmafio_engine_method = {
+	.name = rpmafio_engine_name,
 	.client = {
 		.init = gpspm_client_init,
 		.flush = gpspm_flush,
@@ -589,10 +562,3 @@ static const struct rpmafio_method gpspm = {
 		.cleanup = gpspm_server_cleanup,
 	},
 };
-
-static int gpspm_init(struct thread_data *td)
-{
-	return rpmafio_init(td, &gpspm);
-}
-
-RPMAFIO_IOENGINE_OPS(NAME, gpspm_init);

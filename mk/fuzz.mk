@@ -10,7 +10,7 @@
 #
 # Decoders: mr_descriptor, peer_cfg, workspace, gpspm_req, gpspm_resp (one message
 # each). State machines, driven by programs of events against a reference model:
-# gpspm_client (engines/gpspm/slots.c, responses decoded from the input) and
+# gpspm_client (engines/gpspm/client_slots.c, responses decoded from the input) and
 # gpspm_server (engines/gpspm/server_slots.c, requests judged by gpspm_req_check()).
 #
 # The GPSPM targets link protobuf-c's C runtime built here with the same sanitizer
@@ -94,7 +94,7 @@ $(PBC_OBJ): $(PBC_SRC)/protobuf-c.c mk/fuzz.mk
 FUZZ_SRCS_workspace := engines/common/workspace.c
 FUZZ_SRCS_gpspm_req := $(GPSPM_MSG_SRCS)
 FUZZ_SRCS_gpspm_resp := $(GPSPM_MSG_SRCS)
-FUZZ_SRCS_gpspm_client := $(GPSPM_MSG_SRCS) engines/gpspm/slots.c
+FUZZ_SRCS_gpspm_client := $(GPSPM_MSG_SRCS) engines/gpspm/client_slots.c
 FUZZ_SRCS_gpspm_server := $(GPSPM_MSG_SRCS) engines/gpspm/server_slots.c
 FUZZ_OBJS_gpspm_req := $(PBC_OBJ)
 FUZZ_OBJS_gpspm_resp := $(PBC_OBJ)

@@ -4,6 +4,7 @@ define HELP_TEXT
 Build and install
   make                  the library: build/librpma.a (PIC), build/librpma.so
   make engines          the fio engines: build/librpma_apm.so, build/librpma_gpspm.so
+  make tools            beside them: the matrix's per-I/O cost counter, the tests' hostile peers
   make examples         the example programs (build/examples/)
   make native           all of it against a newer rdma-core (native FLUSH): build/native/
   make peer             upstream librpma 1.2.0 + fio 3.33's engines, privately (build/peer/)

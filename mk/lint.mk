@@ -10,12 +10,14 @@
 # check as a whole, or next to the code (NOLINT / cppcheck-suppress) for one line.
 
 LINT_LIB_SRCS := $(LIB_SRCS)
-# io.c allocates arrays of pointers (sizeof(*c->queued), a struct io_u *): clang-tidy 14's
-# bugprone-sizeof-expression flags that as sizeof(pointer to aggregate) and has no option yet
-# to tell it apart; the check stays on everywhere else
+# io.c allocates arrays of pointers (sizeof(*c->queued), a struct rpmafio_io *): clang-tidy
+# 14's bugprone-sizeof-expression flags that as sizeof(pointer to aggregate) and has no option
+# yet to tell it apart; the check stays on everywhere else
 LINT_SIZEOF_EXCEPT := engines/client/io.c
-LINT_ENGINE_SRCS := $(filter-out $(LINT_SIZEOF_EXCEPT),$(sort $(wildcard engines/*.c \
-	engines/common/*.c engines/client/*.c engines/server/*.c engines/gpspm/*.c)))
+# the engines' fio-free code is checked without fio's headers, as it is built
+LINT_ENGINE_SRCS := $(filter-out $(LINT_SIZEOF_EXCEPT),$(sort $(wildcard engines/*.c) \
+	$(ENGINE_CORE_SRCS)))
+LINT_ENGINE_FIO_SRCS := $(ENGINE_FIO_SRCS)
 LINT_PLAIN_SRCS := $(sort $(wildcard examples/*.c examples/common/*.c tests/tools/*.c))
 LINT_FIO_FLAGS := -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
 	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC)
@@ -34,17 +36,24 @@ lint-cppcheck: $(PROBE_H) $(GPSPM_PB).h
 lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
 	@command -v clang-tidy >/dev/null || { echo "lint: clang-tidy is missing" >&2; exit 1; }
 	clang-tidy --quiet $(LINT_LIB_SRCS) -- $(LINT_COMMON_FLAGS) -include $(PROBE_H)
-	clang-tidy --quiet $(LINT_ENGINE_SRCS) -- $(LINT_COMMON_FLAGS) $(LINT_FIO_FLAGS)
+	clang-tidy --quiet $(LINT_ENGINE_SRCS) -- $(LINT_COMMON_FLAGS)
 	clang-tidy --quiet --checks=-bugprone-sizeof-expression $(LINT_SIZEOF_EXCEPT) -- \
-		$(LINT_COMMON_FLAGS) $(LINT_FIO_FLAGS)
+		$(LINT_COMMON_FLAGS)
+	clang-tidy --quiet $(LINT_ENGINE_FIO_SRCS) -- $(LINT_COMMON_FLAGS) $(LINT_FIO_FLAGS)
 	clang-tidy --quiet $(LINT_PLAIN_SRCS) -- $(LINT_COMMON_FLAGS)
 	@echo "lint: clang-tidy clean"
 
 lint-shellcheck:
 	@tests/lint/shellcheck.sh
 
-# a module is a .c and its .h; the checker proves itself first (a planted circle is found)
+# a module is a .c and its .h; the checker proves itself first (a planted circle is found).
+# fio enters the engines in engines/fio/ only: the other folders and the method files are
+# built without fio's headers, and no file of theirs names one (headers included)
 lint-includes:
+	@bad=$$(grep -lE '^#include "(fio|optgroup|ioengines|fio_time|thread_options)\.h"' \
+		engines/*.[ch] $(ENGINE_CORE_DIRS:%=%/*.[ch])); \
+		if [ -n "$$bad" ]; then echo "lint: fio's headers outside engines/fio/: $$bad" >&2; exit 1; fi
+	@echo "engines: fio's headers in engines/fio/ only"
 	@tests/lint/include_cycles.py --self-test
 	@tests/lint/include_cycles.py engines -I engines
 	@tests/lint/include_cycles.py librpma/src -I librpma/src -I librpma/include

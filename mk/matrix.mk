@@ -7,7 +7,7 @@
 test-matrix:
 	@tests/matrix/test_matrix.sh
 
-test-matrix-vm: engines peer fio-valgrind
+test-matrix-vm: engines tools peer fio-valgrind
 	@tests/matrix/check_vm_run.sh
 
 .PHONY: test-matrix test-matrix-vm
@@ -21,4 +21,4 @@ $(VERBS_COUNT): tests/tools/verbs_count.c
 	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -D_GNU_SOURCE $(PROVIDER_CFLAGS) \
 		-o $@ $< -ldl -lpthread
 
-engines: $(VERBS_COUNT)
+tools: $(VERBS_COUNT)

@@ -22,7 +22,7 @@ NATIVE_SERVER_JOBS := build/native/jobs/apm-server.fio build/native/jobs/gpspm-s
 
 native:
 	@prefix=$$(scripts/rdma-core.sh) && \
-		$(MAKE) --no-print-directory RDMA_CORE="$$prefix" all examples engines $(NATIVE_SERVER_JOBS)
+		$(MAKE) --no-print-directory RDMA_CORE="$$prefix" all examples engines tools $(NATIVE_SERVER_JOBS)
 
 build/native/jobs/%-server.fio: jobs/%-server.fio
 	@mkdir -p $(@D)

@@ -26,7 +26,7 @@ test-interop: peer engines
 # the end-to-end suite runs tests/e2e/interop.sh against the peer
 test-e2e e2e-build: peer
 
-bench: peer engines fio-valgrind
+bench: peer engines tools fio-valgrind
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
 	python3 scripts/matrix/matrix.py benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
 		--notes docs/benchmarks-findings.md

@@ -8,7 +8,7 @@
 sweep-jobs:
 	scripts/gen-sweep-jobs.py
 
-test-sweep-vm: engines
+test-sweep-vm: engines tools
 	flock $(VM_LOCK) $(VM) run --timeout 600 -- tests/matrix/sweep_vm.sh
 
 .PHONY: sweep-jobs test-sweep-vm

@@ -120,7 +120,8 @@ busy_wait_polling=0), or as METHOD= names it (gpspm-sleep=FILE). The server's
 JSON next to the client's NAME.json, as NAME.server.json, adds the server's CPU.
 Default --out: build/matrix/sweep-<date-time>.
 
-Needs: fio, jq, gnuplot, python3, perftest, and the engines (make engines).
+Needs: fio, jq, gnuplot, python3, perftest, and the engines and the cost counter
+(make engines tools).
 Ctrl-C stops cleanly: servers and the VM are torn down, the partial results
 are kept and the report says PARTIAL.
 EOF
@@ -459,7 +460,7 @@ main() {
 	fi
 	ORIG_ARGS=("$@")
 	parse_args "$@"
-	ENGINE_DIR=build MAKE_TARGET=engines
+	ENGINE_DIR=build MAKE_TARGET="engines tools"
 	[ "$NATIVE" = 0 ] || ENGINE_DIR=build/native MAKE_TARGET=native
 	VERBS_COUNT=$ENGINE_DIR/tests/tools/libverbs_count.so
 	cd "$ROOT"

@@ -15,11 +15,13 @@
 
 #include <librpma.h>
 
-#include "common/batch.h"
 #include "common/job.h"
 #include "common/poll.h"
 #include "common/queues.h"
 #include "common/workspace.h"
+#include "ring.h"
+
+struct rpmafio_io;
 
 struct rpmafio_client {
 	struct rpmafio_job job;	/* first: a client is a job */
@@ -33,16 +35,16 @@ struct rpmafio_client {
 	struct rpma_mr_remote *server_mr;
 	size_t server_size;
 
-	/* fio's I/O buffers (td->orig_buffer), registered as one region */
+	/* fio's I/O buffers, registered as one region */
 	struct rpma_mr_local *buf_mr;
 	char *buf_base;
 
 	/* the I/O path (io.c); all arrays sized by iodepth at init */
 	uint32_t depth;
-	struct io_u **queued;	/* queued by fio, posted at commit */
+	struct rpmafio_io **queued; /* queued by fio, posted at commit */
 	uint32_t nr_queued;
 	struct rpmafio_ring ring; /* posted, in order */
-	struct io_u **events;	/* what getevents returned, for event() */
+	struct rpmafio_io **events; /* what getevents returned, for event() */
 	unsigned timeout_ms;
 	bool broken;		/* the connection failed: every I/O now fails */
 	int broken_err;		/* an errno for fio */
@@ -62,7 +64,7 @@ static inline struct rpmafio_client *rpmafio_client_of(struct rpmafio_job *job)
 int rpmafio_client_connect(struct rpmafio_client *c, const struct rpmafio_queues *q);
 
 /* Register fio's I/O buffers (post_init: fio allocates them after init). */
-int rpmafio_client_register_buffers(struct rpmafio_client *c);
+int rpmafio_client_register_buffers(struct rpmafio_client *c, void *base, size_t size);
 
 /*
  * Deregister fio's I/O buffers (fio frees them before the engine's cleanup);

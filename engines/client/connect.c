@@ -13,17 +13,17 @@
 /* how long a leaving client waits for the server to confirm the disconnection */
 #define DISCONNECT_WAIT_MS 2000
 
-/* a short sleep that ends early when fio stops the job: -1 if it did */
-static int pause_ms(struct rpmafio_job *job, unsigned ms)
+/* a short sleep that ends early when fio stops the job: false if it did */
+static bool pause_ms(struct rpmafio_job *job, unsigned ms)
 {
 	while (ms > 0) {
 		unsigned slice = ms < RPMAFIO_POLL_SLICE_MS ? ms : RPMAFIO_POLL_SLICE_MS;
 		usleep(slice * 1000);
 		ms -= slice;
 		if (rpmafio_stopping(job))
-			return -1;
+			return false;
 	}
-	return 0;
+	return true;
 }
 
 static const char *answer_str(enum rpma_conn_event ev)
@@ -54,8 +54,7 @@ static int learn_server(struct rpmafio_client *c)
 	if ((ret = rpma_conn_get_private_data(c->conn, &pdata)))
 		return rpmafio_fail(job, EPROTO, "rpma_conn_get_private_data: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	dprint(FD_NET, "%s: job %u: %u bytes of private data from the server\n",
-		job->method->name, job->index + 1, (unsigned)pdata.len);
+	rpmafio_debug(job, "%u bytes of private data from the server", (unsigned)pdata.len);
 	if (rpmafio_ws_decode(pdata.ptr, pdata.len, &c->ws, why, sizeof(why)))
 		return rpmafio_fail(job, EPROTO, "the server at %s:%s sent an invalid workspace: %s",
 			job->o->serverip, job->port, why);
@@ -69,11 +68,15 @@ static int learn_server(struct rpmafio_client *c)
 	return 0;
 }
 
-/*
- * One attempt: request a connection and wait for the answer until the
- * deadline. 1 established, 0 not (*ev says why; c->conn is gone), -1 failed.
- */
-static int try_connect(struct rpmafio_client *c, const struct rpma_conn_cfg *cfg,
+/* how one connection attempt ended */
+enum attempt_result {
+	ATTEMPT_ESTABLISHED,
+	ATTEMPT_NOT_ACCEPTED,	/* *ev says why; c->conn is gone: try again */
+	ATTEMPT_FAILED,		/* after rpmafio_fail() */
+};
+
+/* One attempt: request a connection and wait for the answer until the deadline. */
+static enum attempt_result try_connect(struct rpmafio_client *c, const struct rpma_conn_cfg *cfg,
 		uint64_t deadline, unsigned attempt, enum rpma_conn_event *ev)
 {
 	struct rpmafio_job *job = &c->job;
@@ -82,33 +85,41 @@ static int try_connect(struct rpmafio_client *c, const struct rpma_conn_cfg *cfg
 	char buf[128];
 	int ret, fd;
 
-	if ((ret = rpma_conn_req_new(c->peer, addr, job->port, cfg, &req)))
-		return rpmafio_fail(job, EHOSTUNREACH, "cannot request a connection to %s:%s: %s",
+	if ((ret = rpma_conn_req_new(c->peer, addr, job->port, cfg, &req))) {
+		rpmafio_fail(job, EHOSTUNREACH, "cannot request a connection to %s:%s: %s",
 			addr, job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if ((ret = rpma_conn_req_connect(&req, NULL, &c->conn)))
-		return rpmafio_fail(job, ECONNREFUSED, "cannot connect to %s:%s: %s", addr,
+		return ATTEMPT_FAILED;
+	}
+	if ((ret = rpma_conn_req_connect(&req, NULL, &c->conn))) {
+		rpmafio_fail(job, ECONNREFUSED, "cannot connect to %s:%s: %s", addr,
 			job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if ((ret = rpma_conn_get_event_fd(c->conn, &fd)))
-		return rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
+		return ATTEMPT_FAILED;
+	}
+	if ((ret = rpma_conn_get_event_fd(c->conn, &fd))) {
+		rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return ATTEMPT_FAILED;
+	}
 
 	uint64_t now = rpmafio_now_ms();
-	int w = rpmafio_wait_fd(fd, now < deadline ? (int)(deadline - now) : 0,
-		&job->td->terminate);
+	enum rpmafio_fd_wait w = rpmafio_wait_fd(fd,
+		now < deadline ? (int)(deadline - now) : 0, job->stop);
 	*ev = RPMA_CONN_UNDEFINED;
-	if (w < 0)
-		return rpmafio_fail(job, ECANCELED, "stopped while connecting to %s:%s",
-			addr, job->port);
-	if (w > 0 && (ret = rpma_conn_next_event(c->conn, ev)))
-		return rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
+	if (w == RPMAFIO_FD_STOPPED) {
+		rpmafio_fail(job, ECANCELED, "stopped while connecting to %s:%s", addr, job->port);
+		return ATTEMPT_FAILED;
+	}
+	if (w == RPMAFIO_FD_READABLE && (ret = rpma_conn_next_event(c->conn, ev))) {
+		rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	dprint(FD_NET, "%s: job %u: connection attempt %u to %s:%s: %s\n", job->method->name,
-		job->index + 1, attempt, addr, job->port,
-		w > 0 ? rpma_utils_conn_event_2str(*ev) : "timed out");
+		return ATTEMPT_FAILED;
+	}
+	rpmafio_debug(job, "connection attempt %u to %s:%s: %s", attempt, addr, job->port,
+		w == RPMAFIO_FD_READABLE ? rpma_utils_conn_event_2str(*ev) : "timed out");
 	if (*ev == RPMA_CONN_ESTABLISHED)
-		return 1;
+		return ATTEMPT_ESTABLISHED;
 	(void) rpma_conn_delete(&c->conn);
-	return 0;
+	return ATTEMPT_NOT_ACCEPTED;
 }
 
 /* Try until a server accepts, or connect_timeout passes. */
@@ -120,14 +131,14 @@ static int connect_retrying(struct rpmafio_client *c, const struct rpma_conn_cfg
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
 	for (unsigned attempt = 1;; attempt++) {
-		int r = try_connect(c, cfg, deadline, attempt, &ev);
-		if (r)
-			return r > 0 ? 0 : -1;
+		enum attempt_result r = try_connect(c, cfg, deadline, attempt, &ev);
+		if (r != ATTEMPT_NOT_ACCEPTED)
+			return r == ATTEMPT_ESTABLISHED ? 0 : -1;
 		if (rpmafio_now_ms() + RETRY_DELAY_MS >= deadline)
 			return rpmafio_fail(job, ETIMEDOUT, "no server accepted a connection at "
 				"%s:%s within connect_timeout=%u ms (%u attempts; the last one: %s)",
 				job->o->serverip, job->port, timeout, attempt, answer_str(ev));
-		if (pause_ms(job, RETRY_DELAY_MS))
+		if (!pause_ms(job, RETRY_DELAY_MS))
 			return rpmafio_fail(job, ECANCELED, "stopped while connecting to %s:%s",
 				job->o->serverip, job->port);
 	}
@@ -166,20 +177,19 @@ out:
 	return failed;
 }
 
-int rpmafio_client_register_buffers(struct rpmafio_client *c)
+int rpmafio_client_register_buffers(struct rpmafio_client *c, void *base, size_t size)
 {
-	struct thread_data *td = c->job.td;
 	char buf[128];
 	int ret;
 
-	if (td->orig_buffer == NULL || td->orig_buffer_size == 0)
+	if (base == NULL || size == 0)
 		return rpmafio_fail(&c->job, EINVAL, "fio allocated no I/O buffers");
 	/* the buffers are only ever sources of writes and destinations of reads */
-	if ((ret = rpma_mr_reg(c->peer, td->orig_buffer, td->orig_buffer_size,
+	if ((ret = rpma_mr_reg(c->peer, base, size,
 			RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &c->buf_mr)))
 		return rpmafio_fail(&c->job, EIO, "cannot register fio's I/O buffers (%zu bytes): %s",
-			td->orig_buffer_size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	c->buf_base = td->orig_buffer;
+			size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	c->buf_base = base;
 	return 0;
 }
 
@@ -196,7 +206,7 @@ void rpmafio_client_disconnect(struct rpmafio_client *c)
 		int wait = rpmafio_stop_requested(&c->job) ? 0 : DISCONNECT_WAIT_MS;
 		if (rpma_conn_disconnect(c->conn) == 0 &&
 				rpma_conn_get_event_fd(c->conn, &fd) == 0 &&
-				rpmafio_wait_fd(fd, wait, &never) > 0)
+				rpmafio_wait_fd(fd, wait, &never) == RPMAFIO_FD_READABLE)
 			(void) rpma_conn_next_event(c->conn, &ev);
 		(void) rpma_conn_delete(&c->conn);
 	}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/method.h"
@@ -15,7 +16,7 @@
 int rpmafio_io_init(struct rpmafio_client *c)
 {
 	struct rpmafio_job *job = &c->job;
-	c->depth = job->td->o.iodepth ? job->td->o.iodepth : 1;
+	c->depth = job->iodepth ? job->iodepth : 1;
 	uint32_t cap = rpmafio_ring_capacity(c->depth);
 	void **slots = calloc(cap, sizeof(*slots));
 	c->queued = calloc(c->depth, sizeof(*c->queued));
@@ -52,29 +53,29 @@ void rpmafio_io_break(struct rpmafio_client *c, int err, const char *fmt, ...)
 	}
 	uint32_t n = rpmafio_ring_inflight(&c->ring);
 	for (uint32_t i = 0; i < n; i++) {
-		struct io_u *io_u = rpmafio_ring_inflight_at(&c->ring, i);
-		io_u->error = c->broken_err;
+		struct rpmafio_io *io = rpmafio_ring_inflight_at(&c->ring, i);
+		io->error = c->broken_err;
 	}
 	rpmafio_ring_complete_all(&c->ring);
 }
 
-/* Post one read or write of io_u with the given completion flags. */
-static inline int post_io(struct rpmafio_client *c, struct io_u *io_u, int flags)
+/* Post one read or write with the given completion flags. */
+static inline int post_io(struct rpmafio_client *c, struct rpmafio_io *io, int flags)
 {
-	size_t local = (size_t)((char *)io_u->xfer_buf - c->buf_base);
-	if (io_u->ddir == DDIR_WRITE)
-		return rpma_write(c->conn, c->server_mr, io_u->offset, c->buf_mr, local,
-			io_u->xfer_buflen, flags, io_u);
-	return rpma_read(c->conn, c->buf_mr, local, c->server_mr, io_u->offset,
-		io_u->xfer_buflen, flags, io_u);
+	size_t local = (size_t)((char *)io->buf - c->buf_base);
+	if (io->dir == RPMAFIO_IO_WRITE)
+		return rpma_write(c->conn, c->server_mr, io->offset, c->buf_mr, local,
+			io->len, flags, io);
+	return rpma_read(c->conn, c->buf_mr, local, c->server_mr, io->offset,
+		io->len, flags, io);
 }
 
-static void post_failed(struct rpmafio_client *c, struct io_u *io_u, int ret)
+static void post_failed(struct rpmafio_client *c, const struct rpmafio_io *io, int ret)
 {
 	char buf[128];
 	rpmafio_io_break(c, EIO, "cannot post an RDMA %s of %llu bytes at offset %llu: %s",
-		io_u->ddir == DDIR_WRITE ? "write" : "read", io_u->xfer_buflen, io_u->offset,
-		rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		io->dir == RPMAFIO_IO_WRITE ? "write" : "read", (unsigned long long)io->len,
+		(unsigned long long)io->offset, rpmafio_rpma_err(ret, buf, sizeof(buf)));
 }
 
 /*
@@ -117,7 +118,7 @@ static const char *wc_hint(enum ibv_wc_status status)
 /* One completion from the CQ. */
 static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 {
-	struct io_u *last;
+	struct rpmafio_io *last = NULL;
 
 	if (wc->status != IBV_WC_SUCCESS) {
 		if (c->broken)
@@ -129,11 +130,11 @@ static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 		return;
 	}
 	if (c->broken)
-		return; /* a late completion: its io_u has been failed already */
-	int r = c->job.method->client.completion(c, wc, &last);
-	if (r == 0)
+		return; /* a late completion: its I/O has been failed already */
+	enum rpmafio_completion r = c->job.method->client.completion(c, wc, &last);
+	if (r == RPMAFIO_COMPLETES_NOTHING)
 		return;
-	if (r < 0 || rpmafio_ring_complete_upto(&c->ring, last) < 0)
+	if (r != RPMAFIO_COMPLETES_IO || rpmafio_ring_complete_upto(&c->ring, last) < 0)
 		rpmafio_io_break(c, EIO, "a completion for no request in flight "
 			"(opcode %d, wr_id 0x%llx)", (int)wc->opcode, (unsigned long long)wc->wr_id);
 }
@@ -141,21 +142,28 @@ static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 /* what reap() waits for */
 struct reaping {
 	struct rpmafio_client *c;
-	uint32_t want;		/* io_us done */
+	uint32_t want;		/* I/Os done */
 	uint64_t since;		/* the start of a time without completions (0: none) */
 };
 
-static int reap_wc(void *arg, const struct ibv_wc *wc, int n)
+/* the loop ends once enough I/Os are done, or all of them failed */
+static enum rpmafio_poll_step reaped(const struct rpmafio_client *c, uint32_t want)
+{
+	return rpmafio_ring_ready(&c->ring) >= want || c->broken ? RPMAFIO_POLL_DONE :
+		RPMAFIO_POLL_GO_ON;
+}
+
+static enum rpmafio_poll_step reap_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	struct reaping *r = arg;
 	for (int i = 0; i < n; i++)
 		process(r->c, &wc[i]);
 	r->since = 0;
-	return rpmafio_ring_ready(&r->c->ring) >= r->want || r->c->broken;
+	return reaped(r->c, r->want);
 }
 
 /* is the server gone? */
-static int reap_event(void *arg, enum rpma_conn_event ev)
+static enum rpmafio_poll_step reap_event(void *arg, enum rpma_conn_event ev)
 {
 	struct rpmafio_client *c = ((struct reaping *)arg)->c;
 	const struct rpmafio_job *job = &c->job;
@@ -166,7 +174,7 @@ static int reap_event(void *arg, enum rpma_conn_event ev)
 	else if (ev == RPMA_CONN_LOST)
 		rpmafio_io_break(c, ECONNRESET, "the connection to the server at %s:%s was lost",
 			job->o->serverip, job->port);
-	return c->broken;
+	return c->broken ? RPMAFIO_POLL_DONE : RPMAFIO_POLL_GO_ON;
 }
 
 /*
@@ -175,7 +183,7 @@ static int reap_event(void *arg, enum rpma_conn_event ev)
  * server must not hold fio for connect_timeout, a live one answers well within
  * it. (The normal end of runtime= waits as long as ever.)
  */
-static int reap_idle(void *arg)
+static enum rpmafio_poll_step reap_idle(void *arg)
 {
 	struct reaping *r = arg;
 	struct rpmafio_client *c = r->c;
@@ -185,10 +193,10 @@ static int reap_idle(void *arg)
 
 	if (r->since == 0) {
 		r->since = now;
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	}
 	if (now - r->since < (stopping ? STOP_WAIT_MS : c->timeout_ms))
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	if (stopping)
 		rpmafio_io_break(c, ECANCELED, "stopped: the server at %s:%s completed none of "
 			"the %u I/Os in flight within %u ms", job->o->serverip, job->port,
@@ -197,15 +205,15 @@ static int reap_idle(void *arg)
 		rpmafio_io_break(c, ETIMEDOUT, "no completion from the server at %s:%s for %u ms "
 			"(connect_timeout): is it still there?", job->o->serverip, job->port,
 			c->timeout_ms);
-	return 1;
+	return RPMAFIO_POLL_DONE;
 }
 
-static int reap_error(void *arg, const char *call, int ret)
+static enum rpmafio_poll_step reap_error(void *arg, const char *call, int ret)
 {
 	char buf[128];
 	rpmafio_io_break(((struct reaping *)arg)->c, EIO, "%s: %s", call,
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return 1;
+	return RPMAFIO_POLL_DONE;
 }
 
 static const struct rpmafio_poll_ops reap_ops = {
@@ -216,7 +224,7 @@ static const struct rpmafio_poll_ops reap_ops = {
 };
 
 /*
- * Take completions until at least `want` io_us are done (or the connection
+ * Take completions until at least `want` I/Os are done (or the connection
  * broke, which completes everything in flight). want == 0: one look, no wait.
  */
 static void reap(struct rpmafio_client *c, uint32_t want)
@@ -229,133 +237,118 @@ static void reap(struct rpmafio_client *c, uint32_t want)
 		(void) rpmafio_poll_run(&c->poll, &reap_ops, &r);
 }
 
-enum fio_q_status rpmafio_io_queue(struct rpmafio_client *c, struct io_u *io_u)
+/* sync=1: post one I/O (a write with its flush), wait for it, return it completed */
+static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 {
-	struct rpmafio_job *job = &c->job;
-	struct thread_data *td = job->td;
+	const struct rpmafio_job *job = &c->job;
 	int ret;
 
-	if (c->broken) {
-		io_u->error = c->broken_err;
-		return FIO_Q_COMPLETED;
-	}
-	if (io_u->ddir != DDIR_READ && io_u->ddir != DDIR_WRITE) {
-		/* a sync: every write is durable by the time it completes, nothing to do */
-		if (fio_fill_issue_time(td))
-			fio_gettime(&io_u->issue_time, NULL);
-		if (!ddir_sync(io_u->ddir))
-			io_u->error = EINVAL;
-		return FIO_Q_COMPLETED;
-	}
-	if (rpmafio_ring_used(&c->ring) + c->nr_queued >= c->depth)
-		return FIO_Q_BUSY;
-	if (!td->o.sync_io) {
-		c->queued[c->nr_queued++] = io_u;
-		return FIO_Q_QUEUED;
-	}
-
-	/* sync=1: post, wait, return it completed */
-	if (fio_fill_issue_time(td))
-		fio_gettime(&io_u->issue_time, NULL);
-	rpmafio_ring_push(&c->ring, io_u);
-	if (rpmafio_batch_flushes(job->o, io_u->ddir == DDIR_WRITE)) {
+	rpmafio_ring_push(&c->ring, io);
+	if (rpmafio_batch_flushes(job->o, io->dir == RPMAFIO_IO_WRITE)) {
 		chain_begin(c);
-		if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ON_ERROR)))
-			post_failed(c, io_u, ret);
-		else if (job->method->client.flush(c, io_u->offset, io_u->xfer_buflen, io_u))
+		if ((ret = post_io(c, io, RPMA_F_COMPLETION_ON_ERROR)))
+			post_failed(c, io, ret);
+		else if (job->method->client.flush(c, io->offset, io->len, io))
 			rpmafio_io_break(c, EIO, "the flush could not be posted");
 		chain_end(c, 1);
-	} else if ((ret = post_io(c, io_u, RPMA_F_COMPLETION_ALWAYS))) {
-		post_failed(c, io_u, ret);
+	} else if ((ret = post_io(c, io, RPMA_F_COMPLETION_ALWAYS))) {
+		post_failed(c, io, ret);
 	}
 	reap(c, 1);
-	/* nothing else is in flight with sync=1: io_u is the one completed */
+	/* nothing else is in flight with sync=1: io is the one completed */
 	for (;;) {
-		struct io_u *done = rpmafio_ring_pop_ready(&c->ring);
-		if (done == io_u || done == NULL)
+		struct rpmafio_io *done = rpmafio_ring_pop_ready(&c->ring);
+		if (done == io || done == NULL)
 			break;
 	}
-	return FIO_Q_COMPLETED;
 }
 
-int rpmafio_io_commit(struct rpmafio_client *c)
+enum rpmafio_io_status rpmafio_io_queue(struct rpmafio_client *c, struct rpmafio_io *io)
 {
-	struct rpmafio_job *job = &c->job;
-	struct thread_data *td = job->td;
+	io->error = 0;
+	if (c->broken) {
+		io->error = c->broken_err;
+		return RPMAFIO_IO_COMPLETED;
+	}
+	switch (io->dir) {
+	case RPMAFIO_IO_READ:
+	case RPMAFIO_IO_WRITE:
+		break;
+	case RPMAFIO_IO_SYNC:
+		/* every write is durable by the time it completes: nothing to do */
+		return RPMAFIO_IO_COMPLETED;
+	case RPMAFIO_IO_OTHER:
+	default:
+		io->error = EINVAL;
+		return RPMAFIO_IO_COMPLETED;
+	}
+	if (rpmafio_ring_used(&c->ring) + c->nr_queued >= c->depth)
+		return RPMAFIO_IO_BUSY;
+	if (!c->job.sync) {
+		c->queued[c->nr_queued++] = io;
+		return RPMAFIO_IO_QUEUED;
+	}
+	post_and_wait(c, io);
+	return RPMAFIO_IO_COMPLETED;
+}
+
+/* the batch's operations and its one flush (when it writes), only the last one signalled */
+static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span)
+{
+	const struct rpmafio_job *job = &c->job;
 	const uint32_t n = c->nr_queued;
-	struct rpmafio_span span;
-	struct timespec now;
+	const bool flush = rpmafio_batch_flushes(job->o, !rpmafio_span_empty(span));
 	int ret;
 
-	if (n == 0)
-		return 0;
-	rpmafio_span_reset(&span);
-	for (uint32_t i = 0; i < n; i++) {
-		struct io_u *io_u = c->queued[i];
-		if (io_u->ddir == DDIR_WRITE)
-			rpmafio_span_add(&span, io_u->offset, io_u->xfer_buflen);
-		rpmafio_ring_push(&c->ring, io_u);
-	}
-	if (c->broken) {
-		rpmafio_io_break(c, c->broken_err, "the connection is broken");
-		goto out;
-	}
-
-	/*
-	 * Issued now, as the batch goes to the RNIC (fio does not stamp async
-	 * io_us itself: FIO_ASYNCIO_SETS_ISSUE_TIME). Before posting, not after:
-	 * posting may itself take the operation's time (Soft-RoCE processes a
-	 * work request, even its loopback round trip, inside ibv_post_send()).
-	 */
-	if (fio_fill_issue_time(td)) {
-		fio_gettime(&now, NULL);
-		for (uint32_t i = 0; i < n; i++)
-			c->queued[i]->issue_time = now;
-		if (td->o.read_iolog_file)
-			td->last_issue = now;
-	}
-
-	/* only the last operation of the batch is signalled: the flush if there is one */
-	const bool flush = rpmafio_batch_flushes(job->o, !rpmafio_span_empty(&span));
 	chain_begin(c);
 	for (uint32_t i = 0; i < n; i++) {
-		struct io_u *io_u = c->queued[i];
+		struct rpmafio_io *io = c->queued[i];
 		int flags = (!flush && i == n - 1) ? RPMA_F_COMPLETION_ALWAYS :
 			RPMA_F_COMPLETION_ON_ERROR;
-		if ((ret = post_io(c, io_u, flags))) {
-			post_failed(c, io_u, ret);
+		if ((ret = post_io(c, io, flags))) {
+			post_failed(c, io, ret);
 			break;
 		}
 	}
-	if (!c->broken && flush && job->method->client.flush(c, span.start,
-			rpmafio_span_len(&span), c->queued[n - 1]))
+	if (!c->broken && flush && job->method->client.flush(c, span->start,
+			rpmafio_span_len(span), c->queued[n - 1]))
 		rpmafio_io_break(c, EIO, "the flush could not be posted");
 	chain_end(c, n);
-	if (c->broken)
-		goto out;
-
-	for (uint32_t i = 0; i < n; i++)
-		io_u_queued(td, c->queued[i]); /* fio's slat: issue - start */
-out:
-	/* an engine with a commit hook reports its submissions itself */
-	io_u_mark_submit(td, n);
-	c->nr_queued = 0;
-	return 0;
 }
 
-int rpmafio_io_getevents(struct rpmafio_client *c, unsigned int min, unsigned int max,
-	const struct timespec *t)
+enum rpmafio_commit_result rpmafio_io_commit(struct rpmafio_client *c)
+{
+	const uint32_t n = c->nr_queued;
+	struct rpmafio_span span;
+
+	if (n == 0)
+		return RPMAFIO_COMMIT_EMPTY;
+	rpmafio_span_reset(&span);
+	for (uint32_t i = 0; i < n; i++) {
+		struct rpmafio_io *io = c->queued[i];
+		if (io->dir == RPMAFIO_IO_WRITE)
+			rpmafio_span_add(&span, io->offset, io->len);
+		rpmafio_ring_push(&c->ring, io);
+	}
+	if (c->broken)
+		rpmafio_io_break(c, c->broken_err, "the connection is broken");
+	else
+		post_batch(c, &span);
+	c->nr_queued = 0;
+	return c->broken ? RPMAFIO_COMMIT_FAILED : RPMAFIO_COMMIT_POSTED;
+}
+
+unsigned rpmafio_io_getevents(struct rpmafio_client *c, unsigned min, unsigned max)
 {
 	uint32_t want = min, used = rpmafio_ring_used(&c->ring);
 	unsigned n = 0;
-	struct io_u *io_u;
+	struct rpmafio_io *io;
 
-	(void)t; /* fio passes none on this path; completions come within connect_timeout */
 	if (want > used)
 		want = used;
 	if (want == 0 || rpmafio_ring_ready(&c->ring) < want)
 		reap(c, want);
-	while (n < max && (io_u = rpmafio_ring_pop_ready(&c->ring)) != NULL)
-		c->events[n++] = io_u;
-	return (int)n;
+	while (n < max && (io = rpmafio_ring_pop_ready(&c->ring)) != NULL)
+		c->events[n++] = io;
+	return n;
 }

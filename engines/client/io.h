@@ -2,13 +2,15 @@
 /*
  * io.h -- the client's I/O path: fio's queue/commit/getevents/event on top of
  * RDMA reads and writes, with the persistency step supplied by the method
- * (common/method.h: client.flush and client.completion).
+ * (common/method.h: client.flush and client.completion). No fio here: an
+ * I/O is a struct rpmafio_io, which fio/engine.c fills in from fio's io_u,
+ * stamping fio's times and counting its submissions itself.
  *
- * sync=1: queue() posts the io_u (a write followed by the method's flush)
+ * sync=1: queue() posts the I/O (a write followed by the method's flush)
  * and waits for its completion: each I/O is durable before the next starts.
  *
- * Otherwise io_us are queued and posted together at commit (fio commits every
- * iodepth_batch_submit io_us): every operation of the batch is unsignalled
+ * Otherwise I/Os are queued and posted together at commit (fio commits every
+ * iodepth_batch_submit I/Os): every operation of the batch is unsignalled
  * except the last one, which is the method's flush when the batch writes
  * (ONE flush covering [lowest offset, highest end) of the batch's writes: an
  * RC connection completes it only after every earlier write is placed) or
@@ -16,9 +18,9 @@
  * and with it every earlier batch. Unsignalled operations still report
  * errors.
  *
- * Latency: fio stamps io_u->start_time when it prepares an io_u; the client
- * stamps io_u->issue_time when it starts posting it to the RNIC: at commit for
- * a batch (one time for the whole batch), in queue() with sync=1. fio takes
+ * Latency: fio stamps io_u->start_time when it prepares an io_u; the engine
+ * stamps io_u->issue_time just before it is posted to the RNIC: before commit
+ * for a batch (one time for the whole batch), before queue() with sync=1. fio takes
  * the completion time when getevents/queue returns the io_u, so
  * clat = completion - issue (posting included: Soft-RoCE does a work
  * request's whole job, loopback round trip included, inside ibv_post_send()),
@@ -39,19 +41,59 @@
 
 #include "client.h"
 
-/* allocate the I/O bookkeeping for td->o.iodepth (init, before connecting) */
+enum rpmafio_io_dir {
+	RPMAFIO_IO_READ,
+	RPMAFIO_IO_WRITE,
+	RPMAFIO_IO_SYNC,	/* fsync and the like: nothing to do */
+	RPMAFIO_IO_OTHER,	/* anything else: refused */
+};
+
+/* one of fio's I/Os as the I/O path sees it */
+struct rpmafio_io {
+	enum rpmafio_io_dir dir;
+	uint64_t offset;	/* in the server's memory */
+	uint64_t len;
+	void *buf;		/* in the registered buffers (c->buf_base...) */
+	int error;		/* once completed: 0, or an errno (queue() clears it) */
+	void *owner;		/* fio's io_u */
+};
+
+/* what queue() did with an I/O */
+enum rpmafio_io_status {
+	RPMAFIO_IO_QUEUED,	/* posted at the next commit */
+	RPMAFIO_IO_COMPLETED,	/* done now: see its error */
+	RPMAFIO_IO_BUSY,	/* no room: fio must reap first */
+};
+
+/* what commit() did with the queued I/Os */
+enum rpmafio_commit_result {
+	RPMAFIO_COMMIT_EMPTY,	/* nothing was queued */
+	RPMAFIO_COMMIT_POSTED,	/* posted: they complete through getevents */
+	RPMAFIO_COMMIT_FAILED,	/* the connection broke: they completed with an error */
+};
+
+/* allocate the I/O bookkeeping for job.iodepth (init, before connecting) */
 int rpmafio_io_init(struct rpmafio_client *c);
 /* free it (cleanup) */
 void rpmafio_io_fini(struct rpmafio_client *c);
 
-enum fio_q_status rpmafio_io_queue(struct rpmafio_client *c, struct io_u *io_u);
-int rpmafio_io_commit(struct rpmafio_client *c);
-int rpmafio_io_getevents(struct rpmafio_client *c, unsigned int min, unsigned int max,
-	const struct timespec *t);
+enum rpmafio_io_status rpmafio_io_queue(struct rpmafio_client *c, struct rpmafio_io *io);
+
+/*
+ * Post the queued I/Os. They stay readable in c->queued (c->nr_queued is 0
+ * again) until the next queue(), for the caller's bookkeeping.
+ */
+enum rpmafio_commit_result rpmafio_io_commit(struct rpmafio_client *c);
+
+/*
+ * Wait until at least min I/Os are done (fewer when fewer are in flight) and
+ * put up to max of them in c->events; returns how many.
+ */
+unsigned rpmafio_io_getevents(struct rpmafio_client *c, unsigned min, unsigned max);
 
 /*
  * Break the connection: report the cause (the first one only), fail every
- * io_u in flight with err and every later one too. For methods that detect
+ * I/O in flight with err and every later one too. For methods that detect
  * a failure in their own hooks.
  */
 void rpmafio_io_break(struct rpmafio_client *c, int err, const char *fmt, ...)

@@ -38,9 +38,3 @@ void rpmafio_env_apply_defaults(void)
 	for (const struct rpmafio_env_default *d = rpmafio_env_defaults; d->name; d++)
 		setenv(d->name, d->value, 0);
 }
-
-/* runs when fio dlopen()s the engine, before it reads the job file's sections */
-__attribute__((constructor)) static void rpmafio_env_defaults_on_load(void)
-{
-	rpmafio_env_apply_defaults();
-}

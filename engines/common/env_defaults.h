@@ -8,7 +8,7 @@
  * parses the command line, i.e. before it reads the job file; a server job
  * file loads its engine while fio parses its [global] section (ioengine= and
  * mode=server there), before the [server] section is read. When the engine
- * is loaded, a constructor in it sets every variable of the table below that
+ * is loaded, a constructor (fio/engine.c) sets every variable of the table below that
  * is not set yet (setenv(..., 0)): a value in the environment always wins.
  *
  * SERVER_IP has no default address (an address belongs to a testbed, not to

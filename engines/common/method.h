@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * method.h -- a persistency method: what an engine file (librpma_apm.c,
- * librpma_gpspm.c) gives engine.c, which calls it for fio. Each hook returns
- * 0 on success, or -1 after rpmafio_fail() (unless said otherwise). A NULL
- * hook has nothing to do.
+ * librpma_gpspm.c) gives fio/engine.c, which calls it for fio. Each hook
+ * returns 0 on success, or -1 after rpmafio_fail() (unless said otherwise). A
+ * NULL hook has nothing to do.
  *
  * The client's hooks, in the order they run:
  *   init        connect (client/client.h: rpmafio_client_connect() with the
@@ -13,10 +13,11 @@
  *               them, covering [offset, offset + len) of the server's memory.
  *               It must be the batch's only signalled operation and its
  *               completion must name `last` (see completion).
- *   completion  a successful completion: set *last to the io_u it completes
- *               (it and every io_u posted before it are done) and return 1;
- *               return 0 when it completes nothing, -1 when it cannot be (no
- *               rpmafio_fail(): the caller reports it). Hot path: no logging.
+ *   completion  a successful completion: what it completes (enum
+ *               rpmafio_completion); with RPMAFIO_COMPLETES_IO, *last is the
+ *               I/O it completes: it and every I/O posted before it are done.
+ *               RPMAFIO_COMPLETES_UNKNOWN: no rpmafio_fail(), the caller
+ *               reports it. Hot path: no logging.
  *   failure_hint  a failed completion of the method's own work requests: what
  *               it most likely means, for the job's error (NULL: the generic
  *               hint for its status)
@@ -45,19 +46,26 @@
 
 #include <stdint.h>
 
-struct io_u;
 struct ibv_wc;
+struct rpmafio_io;
 struct rpmafio_client;
 struct rpmafio_server;
+
+/* what a successful completion of the client's work requests completes */
+enum rpmafio_completion {
+	RPMAFIO_COMPLETES_NOTHING,	/* the method's own step (e.g. a message sent) */
+	RPMAFIO_COMPLETES_IO,		/* an I/O, and every I/O posted before it */
+	RPMAFIO_COMPLETES_UNKNOWN,	/* a completion for nothing in flight */
+};
 
 struct rpmafio_method {
 	const char *name;	/* message prefix, e.g. "librpma_apm" */
 	struct {
 		int (*init)(struct rpmafio_client *c);
 		int (*flush)(struct rpmafio_client *c, uint64_t offset, uint64_t len,
-			struct io_u *last);
-		int (*completion)(struct rpmafio_client *c, const struct ibv_wc *wc,
-			struct io_u **last);
+			struct rpmafio_io *last);
+		enum rpmafio_completion (*completion)(struct rpmafio_client *c,
+			const struct ibv_wc *wc, struct rpmafio_io **last);
 		const char *(*failure_hint)(const struct rpmafio_client *c,
 			const struct ibv_wc *wc);
 		void (*finish)(struct rpmafio_client *c);
@@ -69,5 +77,12 @@ struct rpmafio_method {
 		void (*cleanup)(struct rpmafio_server *s);
 	} server;
 };
+
+/*
+ * Every engine file defines these two: its method, and its name as fio shows
+ * it (fio/engine.c puts both in the ioengine_ops it exports).
+ */
+extern const struct rpmafio_method rpmafio_engine_method;
+extern const char rpmafio_engine_name[];
 
 #endif /* RPMAFIO_METHOD_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * options.h -- the engine options every rpma-fio engine offers
- * (`fio --enghelp=external:build/librpma_apm.so` lists them):
+ * (`fio --enghelp=external:build/librpma_apm.so` lists them; fio/options.c
+ * is their table):
  *
  *   serverip              client: the server's address; server: the address to listen on
  *   port                  base port: job i (0-based, counted over the job file) uses port + i
@@ -30,9 +31,6 @@
 #include "flush_path.h"
 #include "optparse.h"
 
-struct fio_option;
-
-
 struct rpmafio_opts {
 	/* fio stores the job's struct thread_data * here (an offset of 0 means "no field") */
 	void *td;
@@ -57,8 +55,5 @@ static inline bool rpmafio_batch_flushes(const struct rpmafio_opts *o, bool has_
 {
 	return has_writes && !o->no_flush;
 }
-
-/* the option table: .options of every engine, with .option_struct_size = sizeof(struct rpmafio_opts) */
-extern struct fio_option rpmafio_options[];
 
 #endif /* RPMAFIO_OPTIONS_H */

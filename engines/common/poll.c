@@ -20,39 +20,40 @@ int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpm
 	return 0;
 }
 
-static int next_event(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+static enum rpmafio_poll_step next_event(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	enum rpma_conn_event ev;
 	int ret = rpma_conn_next_event(p->conn, &ev);
 	if (ret)
-		return ops->error ? ops->error(arg, "rpma_conn_next_event", ret) : 0;
-	return ops->event ? ops->event(arg, ev) : 0;
+		return ops->error ? ops->error(arg, "rpma_conn_next_event", ret) : RPMAFIO_POLL_GO_ON;
+	return ops->event ? ops->event(arg, ev) : RPMAFIO_POLL_GO_ON;
 }
 
 /* busy: has an event come? (no blocking) */
-static int look_at_events(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+static enum rpmafio_poll_step look_at_events(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	struct pollfd pfd = {.fd = p->ev_fd, .events = POLLIN};
 	if (poll(&pfd, 1, 0) != 1)
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	return next_event(p, ops, arg);
 }
 
 /* not busy: sleep until a completion or an event comes, or a slice passes */
-static int sleep_on_channels(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+static enum rpmafio_poll_step sleep_on_channels(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	struct pollfd pfd[2] = {
 		{.fd = p->ev_fd, .events = POLLIN},
 		{.fd = p->cq_fd, .events = POLLIN},
 	};
-	int r, ret;
+	enum rpmafio_poll_step r;
+	int ret;
 
 	const nfds_t n = p->cq ? 2 : 1;
 	if (poll(pfd, n, RPMAFIO_POLL_SLICE_MS) <= 0)
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	/*
 	 * A channel in error (a device removed: the CQ's channel reports POLLERR)
 	 * would wake every poll at once: a loop spinning on it until the
@@ -62,7 +63,7 @@ static int sleep_on_channels(const struct rpmafio_poll *p, const struct rpmafio_
 		if ((pfd[i].revents & (POLLERR | POLLHUP | POLLNVAL)) && !(pfd[i].revents & POLLIN)) {
 			errno = EIO;
 			return ops->error ? ops->error(arg, i ? "poll (completion channel)" :
-				"poll (connection events)", RPMA_E_PROVIDER) : 0;
+				"poll (connection events)", RPMA_E_PROVIDER) : RPMAFIO_POLL_GO_ON;
 		}
 	/* the channel's event is taken (and the CQ armed again) before the events */
 	if (p->cq && (pfd[1].revents & POLLIN) && (ret = rpma_cq_wait(p->cq)) &&
@@ -71,28 +72,28 @@ static int sleep_on_channels(const struct rpmafio_poll *p, const struct rpmafio_
 		return r;
 	if (pfd[0].revents & POLLIN)
 		return next_event(p, ops, arg);
-	return 0;
+	return RPMAFIO_POLL_GO_ON;
 }
 
-int rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+enum rpmafio_poll_step rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
 	int got = 0;
 	int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
 	if (ret == 0)
-		return ops->wc ? ops->wc(arg, wc, got) : 0;
+		return ops->wc ? ops->wc(arg, wc, got) : RPMAFIO_POLL_GO_ON;
 	if (ret != RPMA_E_NO_COMPLETION)
-		return ops->error ? ops->error(arg, "rpma_cq_get_wc", ret) : 0;
-	return 0;
+		return ops->error ? ops->error(arg, "rpma_cq_get_wc", ret) : RPMAFIO_POLL_GO_ON;
+	return RPMAFIO_POLL_GO_ON;
 }
 
-int rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
 	unsigned spins = 0;
-	int r;
+	enum rpmafio_poll_step r;
 
 	for (;;) {
 		if (p->cq) {
@@ -126,7 +127,7 @@ uint64_t rpmafio_now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-int rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop)
+enum rpmafio_fd_wait rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop)
 {
 	uint64_t deadline = timeout_ms < 0 ? 0 : rpmafio_now_ms() + (uint64_t)timeout_ms;
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
@@ -142,10 +143,10 @@ int rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop)
 		}
 		int n = poll(&pfd, 1, slice);
 		if (n > 0)
-			return 1;
+			return RPMAFIO_FD_READABLE;
 		if ((n < 0 && errno != EINTR) || *stop)
-			return -1;
+			return RPMAFIO_FD_STOPPED;
 		if (timeout_ms >= 0 && slice == 0)
-			return 0;
+			return RPMAFIO_FD_TIMED_OUT;
 	}
 }

@@ -12,8 +12,8 @@
  *             events together, at most RPMAFIO_POLL_SLICE_MS, then call idle
  * A loop without a CQ (cq NULL) only sleeps on the connection's events.
  *
- * Every callback returns 0 to go on; anything else ends the loop, which
- * returns that value. A NULL callback goes on.
+ * Every callback returns a step: RPMAFIO_POLL_GO_ON, or anything else to end
+ * the loop, which returns that step. A NULL callback goes on.
  */
 #ifndef RPMAFIO_POLL_H
 #define RPMAFIO_POLL_H
@@ -30,6 +30,14 @@
 /* the longest single sleep: how often a waiting job notices fio stopping it */
 #define RPMAFIO_POLL_SLICE_MS 100
 
+/* what a callback tells the loop; the loop returns the step that ended it */
+enum rpmafio_poll_step {
+	RPMAFIO_POLL_GO_ON = 0,
+	RPMAFIO_POLL_DONE,	/* what the caller waits for has happened */
+	RPMAFIO_POLL_DEADLINE,	/* the caller's time is up */
+	RPMAFIO_POLL_FAILED,	/* a failure, reported by the callback */
+};
+
 struct rpmafio_poll {
 	struct rpma_conn *conn;
 	struct rpma_cq *cq;	/* NULL: connection events only */
@@ -40,13 +48,13 @@ struct rpmafio_poll {
 
 struct rpmafio_poll_ops {
 	/* n (>= 1) completions */
-	int (*wc)(void *arg, const struct ibv_wc *wc, int n);
+	enum rpmafio_poll_step (*wc)(void *arg, const struct ibv_wc *wc, int n);
 	/* an event of the connection (RPMA_CONN_CLOSED, RPMA_CONN_LOST...) */
-	int (*event)(void *arg, enum rpma_conn_event ev);
+	enum rpmafio_poll_step (*event)(void *arg, enum rpma_conn_event ev);
 	/* nothing came for a while: the caller's deadlines and stop checks */
-	int (*idle)(void *arg);
+	enum rpmafio_poll_step (*idle)(void *arg);
 	/* the librpma call `call` failed with ret */
-	int (*error)(void *arg, const char *call, int ret);
+	enum rpmafio_poll_step (*error)(void *arg, const char *call, int ret);
 };
 
 /*
@@ -56,22 +64,28 @@ struct rpmafio_poll_ops {
 int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
 		bool busy);
 
-/* Loop until a callback returns non-zero; return that value. */
-int rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+/* Loop until a callback returns a step other than RPMAFIO_POLL_GO_ON; return it. */
+enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg);
 
-/* One look at the CQ, no waiting: the wc (or error) callback's value, or 0. */
-int rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+/* One look at the CQ, no waiting: the wc (or error) callback's step, or GO_ON. */
+enum rpmafio_poll_step rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg);
 
 /* milliseconds on the monotonic clock */
 uint64_t rpmafio_now_ms(void);
 
+enum rpmafio_fd_wait {
+	RPMAFIO_FD_READABLE,
+	RPMAFIO_FD_TIMED_OUT,
+	RPMAFIO_FD_STOPPED,	/* *stop became true, or poll() failed */
+};
+
 /*
- * Wait until fd is readable: 1 readable, 0 timed out (timeout_ms < 0: no
- * limit), -1 *stop became true (looked at every RPMAFIO_POLL_SLICE_MS) or
- * poll() failed. For the waits before a connection exists.
+ * Wait until fd is readable, at most timeout_ms (< 0: no limit); *stop is
+ * looked at every RPMAFIO_POLL_SLICE_MS. For the waits before a connection
+ * exists.
  */
-int rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop);
+enum rpmafio_fd_wait rpmafio_wait_fd(int fd, int timeout_ms, const volatile bool *stop);
 
 #endif /* RPMAFIO_POLL_H */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * report.h -- how a job says what went wrong (or what a user should know),
- * and whether fio wants it to stop.
+ * and whether fio wants it to stop. The calls that reach fio (fail, note,
+ * debug, stop_requested) are fio/job.c's; unit tests bring stand-ins.
  */
 #ifndef RPMAFIO_REPORT_H
 #define RPMAFIO_REPORT_H
@@ -27,14 +28,9 @@ int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
 void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* rpma_err_2str() plus errno for RPMA_E_PROVIDER, into buf */
-const char *rpmafio_rpma_err(int ret, char *buf, size_t len);
-
-/* true once fio wants the job to stop (SIGINT, another job's error, runtime= over...) */
-static inline bool rpmafio_stopping(const struct rpmafio_job *job)
-{
-	return job->td->terminate;
-}
+/* a line of fio's network debug output (--debug=net) */
+void rpmafio_debug(const struct rpmafio_job *job, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 /*
  * true when fio stops the job before its time: Ctrl-C, another job's error
@@ -42,5 +38,14 @@ static inline bool rpmafio_stopping(const struct rpmafio_job *job)
  * must not cut short the I/Os in flight.
  */
 bool rpmafio_stop_requested(const struct rpmafio_job *job);
+
+/* true once fio wants the job to stop (SIGINT, another job's error, runtime= over...) */
+static inline bool rpmafio_stopping(const struct rpmafio_job *job)
+{
+	return *job->stop;
+}
+
+/* rpma_err_2str() plus errno for RPMA_E_PROVIDER, into buf (common/report.c) */
+const char *rpmafio_rpma_err(int ret, char *buf, size_t len);
 
 #endif /* RPMAFIO_REPORT_H */

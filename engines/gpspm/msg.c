@@ -192,54 +192,57 @@ int gpspm_resp_encode(const struct gpspm_resp *resp, void *buf, size_t cap, size
 }
 
 /*
- * Unpack a message of spec's kind into the caller's arena: NULL, with *st and the
- * reason in why, for anything but exactly the expected fields.
+ * Unpack a message of spec's kind into the caller's arena: the message with *st
+ * GPSPM_MSG_OK, or NULL, with *st and the reason in why, for anything but exactly
+ * the expected fields.
  */
 static ProtobufCMessage *unpack(const struct msg_spec *spec, const void *buf, size_t len,
-		ProtobufCAllocator *alloc, enum gpspm_msg_status *st, char *why, size_t whylen)
+		struct arena *a, enum gpspm_msg_status *st, char *why, size_t whylen)
 {
+	ProtobufCAllocator alloc = {arena_alloc, arena_free, a};
+
+	a->used = 0;
 	*st = check_size(spec, buf, len, why, whylen);
 	if (*st != GPSPM_MSG_OK)
 		return NULL;
-	ProtobufCMessage *m = protobuf_c_message_unpack(spec->desc, alloc, len, buf);
+	ProtobufCMessage *m = protobuf_c_message_unpack(spec->desc, &alloc, len, buf);
 	if (m && m->n_unknown_fields == 0)
 		return m;
 	*st = explain(spec, buf, len, why, whylen);
 	return NULL;
 }
 
+/* every field of a message (all fixed64, numbered 1..nfields) into field[] */
+static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf, size_t len,
+		uint64_t *field, char *why, size_t whylen)
+{
+	struct arena a;
+	enum gpspm_msg_status st;
+	const ProtobufCMessage *m = unpack(spec, buf, len, &a, &st, why, whylen);
+
+	for (unsigned i = 0; m && i < spec->nfields; i++)
+		field[i] = *(const uint64_t *)((const char *)m + spec->desc->fields[i].offset);
+	return st;
+}
+
 enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm_req *req,
 		char *why, size_t whylen)
 {
-	struct arena a;
-	a.used = 0;
-	ProtobufCAllocator alloc = {arena_alloc, arena_free, &a};
-	enum gpspm_msg_status st;
-	ProtobufCMessage *m = unpack(&req_spec, buf, len, &alloc, &st, why, whylen);
-	if (m == NULL)
-		return st;
-	if (req) {
-		const GpspmReq *r = (const GpspmReq *)m;
-		req->offset = r->offset;
-		req->length = r->length;
-		req->op_context = r->op_context;
-	}
-	return GPSPM_MSG_OK;
+	uint64_t f[3];
+	enum gpspm_msg_status st = decode(&req_spec, buf, len, f, why, whylen);
+	if (st == GPSPM_MSG_OK && req)
+		*req = (struct gpspm_req){.offset = f[0], .length = f[1], .op_context = f[2]};
+	return st;
 }
 
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen)
 {
-	struct arena a;
-	a.used = 0;
-	ProtobufCAllocator alloc = {arena_alloc, arena_free, &a};
-	enum gpspm_msg_status st;
-	ProtobufCMessage *m = unpack(&resp_spec, buf, len, &alloc, &st, why, whylen);
-	if (m == NULL)
-		return st;
-	if (resp)
-		resp->op_context = ((const GpspmResp *)m)->op_context;
-	return GPSPM_MSG_OK;
+	uint64_t f[1];
+	enum gpspm_msg_status st = decode(&resp_spec, buf, len, f, why, whylen);
+	if (st == GPSPM_MSG_OK && resp)
+		resp->op_context = f[0];
+	return st;
 }
 
 const char *gpspm_msg_status_str(enum gpspm_msg_status st)

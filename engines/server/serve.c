@@ -21,35 +21,38 @@ static const char probe_ctx;
 #define PROBE_WR_ID ((uint64_t)(uintptr_t)&probe_ctx)
 
 /* the method's completions (an APM server posts nothing but probes) */
-static int method_wc(struct serving *sv, const struct ibv_wc *wc, int n)
+static enum rpmafio_poll_step method_wc(struct serving *sv, const struct ibv_wc *wc, int n)
 {
 	if (n == 0)
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	if (sv->on_wc)
 		return sv->on_wc(sv->s, wc, n);
-	return rpmafio_fail(&sv->s->job, EIO, "a completion for no work request (opcode %d, "
+	rpmafio_fail(&sv->s->job, EIO, "a completion for no work request (opcode %d, "
 		"wr_id 0x%llx)", (int)wc->opcode, (unsigned long long)wc->wr_id);
+	return RPMAFIO_POLL_FAILED;
 }
 
-static int conn_failed(struct rpmafio_server *s, enum ibv_wc_status status, const char *what);
+static enum rpmafio_poll_step conn_failed(struct rpmafio_server *s, enum ibv_wc_status status,
+		const char *what);
 
-static int probe_wc(struct serving *sv, const struct ibv_wc *wc)
+static enum rpmafio_poll_step probe_wc(struct serving *sv, const struct ibv_wc *wc)
 {
 	char what[96];
 
 	if (wc->status == IBV_WC_SUCCESS) {
 		rpmafio_keepalive_answered(&sv->ka);
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	}
 	snprintf(what, sizeof(what), "a keepalive probe (after %u ms without a word from the "
 		"client)", sv->s->job.o->keepalive);
 	return conn_failed(sv->s, wc->status, what);
 }
 
-static int serving_wc(void *arg, const struct ibv_wc *wc, int n)
+static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	struct serving *sv = arg;
-	int first = 0, r;
+	enum rpmafio_poll_step r;
+	int first = 0;
 
 	rpmafio_keepalive_heard(&sv->ka);
 	for (int i = 0; i < n; i++) {
@@ -63,7 +66,7 @@ static int serving_wc(void *arg, const struct ibv_wc *wc, int n)
 }
 
 /* is the client still there? A zero-length RDMA write asks its RNIC */
-static int keepalive(struct serving *sv)
+static enum rpmafio_poll_step keepalive(struct serving *sv)
 {
 	struct rpmafio_server *s = sv->s;
 	uint64_t now = rpmafio_now_ms();
@@ -73,54 +76,55 @@ static int keepalive(struct serving *sv)
 	switch (rpmafio_keepalive_tick(&sv->ka, now)) {
 	case RPMAFIO_KEEPALIVE_PROBE:
 		if ((ret = rpma_write(s->conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
-				&probe_ctx)))
-			return rpmafio_fail(&s->job, EIO, "cannot post a keepalive probe: %s",
+				&probe_ctx))) {
+			rpmafio_fail(&s->job, EIO, "cannot post a keepalive probe: %s",
 				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			return RPMAFIO_POLL_FAILED;
+		}
 		rpmafio_keepalive_probed(&sv->ka, now);
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	case RPMAFIO_KEEPALIVE_UNANSWERED:
-		return rpmafio_fail(&s->job, EIO, "the client did not answer a keepalive probe "
+		rpmafio_fail(&s->job, EIO, "the client did not answer a keepalive probe "
 			"(sent after %u ms without a word from it) within %llu ms: the client's host "
 			"or its link is gone", s->job.o->keepalive,
 			(unsigned long long)sv->ka.give_up);
+		return RPMAFIO_POLL_FAILED;
 	case RPMAFIO_KEEPALIVE_WAIT:
 	default:
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	}
 }
 
 /* the client's events: has it gone? */
-static int serving_event(void *arg, enum rpma_conn_event ev)
+static enum rpmafio_poll_step serving_event(void *arg, enum rpma_conn_event ev)
 {
 	struct rpmafio_server *s = ((struct serving *)arg)->s;
 
 	if (ev != RPMA_CONN_CLOSED && ev != RPMA_CONN_LOST)
-		return 0;
+		return RPMAFIO_POLL_GO_ON;
 	if (ev == RPMA_CONN_LOST)
 		rpmafio_note(&s->job, "the connection to the client was lost");
 	s->disconnected = true;
-	return 1;
+	return RPMAFIO_POLL_DONE;
 }
 
-/*
- * fio stopping the job ends serving cleanly; a deadline ends a wait (2);
- * a silent client is probed
- */
-static int serving_idle(void *arg)
+/* fio stopping the job ends serving cleanly; a deadline ends a wait; a silent client is probed */
+static enum rpmafio_poll_step serving_idle(void *arg)
 {
 	struct serving *sv = arg;
 	if (rpmafio_stopping(&sv->s->job))
-		return 1;
+		return RPMAFIO_POLL_DONE;
 	if (sv->deadline)
-		return rpmafio_now_ms() >= sv->deadline ? 2 : 0;
-	return keepalive(sv) < 0 ? -1 : 0;
+		return rpmafio_now_ms() >= sv->deadline ? RPMAFIO_POLL_DEADLINE : RPMAFIO_POLL_GO_ON;
+	return keepalive(sv);
 }
 
-static int serving_error(void *arg, const char *call, int ret)
+static enum rpmafio_poll_step serving_error(void *arg, const char *call, int ret)
 {
 	char buf[128];
-	return rpmafio_fail(&((struct serving *)arg)->s->job, EIO, "%s: %s", call,
+	rpmafio_fail(&((struct serving *)arg)->s->job, EIO, "%s: %s", call,
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return RPMAFIO_POLL_FAILED;
 }
 
 static const struct rpmafio_poll_ops serving_ops = {
@@ -146,23 +150,29 @@ int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc)
 		if (o->keepalive == 0)
 			p.cq = NULL;
 	}
-	return rpmafio_poll_run(&p, &serving_ops, &sv) < 0 ? -1 : 0;
+	return rpmafio_poll_run(&p, &serving_ops, &sv) == RPMAFIO_POLL_FAILED ? -1 : 0;
 }
 
-/* wait up to ms for the client to disconnect: 1 it did, 0 it did not, -1 failed */
-static int wait_gone(struct rpmafio_server *s, unsigned ms)
+/* wait up to ms for the client to disconnect */
+static enum rpmafio_client_gone wait_gone(struct rpmafio_server *s, unsigned ms)
 {
 	struct serving sv = {.s = s, .deadline = rpmafio_now_ms() + ms};
 	struct rpmafio_poll p = s->poll;
 
 	if (s->disconnected)
-		return 1;
+		return RPMAFIO_CLIENT_LEFT;
 	p.cq = NULL;
-	int r = rpmafio_poll_run(&p, &serving_ops, &sv);
-	return r == 2 ? 0 : r;
+	switch (rpmafio_poll_run(&p, &serving_ops, &sv)) {
+	case RPMAFIO_POLL_DEADLINE:
+		return RPMAFIO_CLIENT_STAYED;
+	case RPMAFIO_POLL_FAILED:
+		return RPMAFIO_CLIENT_WAIT_FAILED;
+	default:
+		return RPMAFIO_CLIENT_LEFT; /* it did, or fio stops the job */
+	}
 }
 
-int rpmafio_server_wait_gone(struct rpmafio_server *s)
+enum rpmafio_client_gone rpmafio_server_wait_gone(struct rpmafio_server *s)
 {
 	return wait_gone(s, s->job.o->connect_timeout);
 }
@@ -180,27 +190,34 @@ static bool unreachable_status(enum ibv_wc_status status)
 	return status == IBV_WC_RETRY_EXC_ERR || status == IBV_WC_LOC_QP_OP_ERR;
 }
 
-static int conn_failed(struct rpmafio_server *s, enum ibv_wc_status status, const char *what)
+static enum rpmafio_poll_step conn_failed(struct rpmafio_server *s, enum ibv_wc_status status,
+		const char *what)
 {
 	struct rpmafio_job *job = &s->job;
 	const bool unreachable = unreachable_status(status);
-	int w = wait_gone(s, unreachable ? GONE_GRACE_MS : job->o->connect_timeout);
-	if (w < 0)
-		return -1;
-	if (w == 0 && unreachable)
-		return rpmafio_fail(job, EIO, "%s failed (%s) and no disconnection came: the "
-			"client's host or its link is gone", what, ibv_wc_status_str(status));
-	if (w == 0)
-		return rpmafio_fail(job, EIO, "%s failed (%s) and the client did not disconnect "
-			"within connect_timeout=%u ms", what, ibv_wc_status_str(status),
-			job->o->connect_timeout);
+	switch (wait_gone(s, unreachable ? GONE_GRACE_MS : job->o->connect_timeout)) {
+	case RPMAFIO_CLIENT_WAIT_FAILED:
+		return RPMAFIO_POLL_FAILED;
+	case RPMAFIO_CLIENT_STAYED:
+		if (unreachable)
+			rpmafio_fail(job, EIO, "%s failed (%s) and no disconnection came: the "
+				"client's host or its link is gone", what, ibv_wc_status_str(status));
+		else
+			rpmafio_fail(job, EIO, "%s failed (%s) and the client did not disconnect "
+				"within connect_timeout=%u ms", what, ibv_wc_status_str(status),
+				job->o->connect_timeout);
+		return RPMAFIO_POLL_FAILED;
+	case RPMAFIO_CLIENT_LEFT:
+	default:
+		break;
+	}
 	if (status != IBV_WC_WR_FLUSH_ERR)
 		rpmafio_note(job, "%s failed (%s): the client has gone", what,
 			ibv_wc_status_str(status));
-	return 1;
+	return RPMAFIO_POLL_DONE;
 }
 
-int rpmafio_server_conn_failed(struct rpmafio_server *s, enum ibv_wc_status status)
+enum rpmafio_poll_step rpmafio_server_conn_failed(struct rpmafio_server *s, enum ibv_wc_status status)
 {
 	return conn_failed(s, status, "a message to or from the client");
 }

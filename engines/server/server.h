@@ -49,8 +49,8 @@ static inline struct rpmafio_server *rpmafio_server_of(struct rpmafio_job *job)
 }
 
 /*
- * Map the job's memory: filename= (one: malloc, a device-DAX path or a
- * file), size= bytes, job i taking bytes [i * size, (i + 1) * size) of a path.
+ * Map the job's memory: job.filename (malloc, a device-DAX path or a
+ * file), job.size bytes, job i taking bytes [i * size, (i + 1) * size) of a path.
  */
 int rpmafio_server_map(struct rpmafio_server *s);
 
@@ -74,10 +74,12 @@ int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_q
 int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req);
 
 /*
- * What a serving method does with n completions: 0 to go on, 1 when serving
- * is over (the client said so), -1 after rpmafio_fail().
+ * What a serving method does with n completions: RPMAFIO_POLL_GO_ON,
+ * RPMAFIO_POLL_DONE when serving is over (the client said so or has gone),
+ * RPMAFIO_POLL_FAILED after rpmafio_fail().
  */
-typedef int (*rpmafio_serve_fn)(struct rpmafio_server *s, const struct ibv_wc *wc, int n);
+typedef enum rpmafio_poll_step (*rpmafio_serve_fn)(struct rpmafio_server *s,
+	const struct ibv_wc *wc, int n);
 
 /*
  * Serve: hand every completion to on_wc (NULL: the method takes no part in
@@ -87,19 +89,24 @@ typedef int (*rpmafio_serve_fn)(struct rpmafio_server *s, const struct ibv_wc *w
  */
 int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc);
 
-/*
- * Wait up to connect_timeout for the client to disconnect: 1 it did (or fio
- * stopped the job), 0 it did not, -1 failed.
- */
-int rpmafio_server_wait_gone(struct rpmafio_server *s);
+enum rpmafio_client_gone {
+	RPMAFIO_CLIENT_LEFT,		/* it disconnected (or fio stops the job) */
+	RPMAFIO_CLIENT_STAYED,		/* still connected when the time was up */
+	RPMAFIO_CLIENT_WAIT_FAILED,	/* after rpmafio_fail() */
+};
+
+/* Wait up to connect_timeout for the client to disconnect. */
+enum rpmafio_client_gone rpmafio_server_wait_gone(struct rpmafio_server *s);
 
 /*
- * A completion failed with status: normal when the client goes away. 1 once
- * it has gone, -1 (after rpmafio_fail()) when it does not within
- * connect_timeout, or within a second when the client cannot be reached
- * (retries exceeded, or nothing could be sent: its host or its link is gone).
+ * A completion failed with status: normal when the client goes away.
+ * RPMAFIO_POLL_DONE once it has gone, RPMAFIO_POLL_FAILED (after
+ * rpmafio_fail()) when it does not within connect_timeout, or within a second
+ * when the client cannot be reached (retries exceeded, or nothing could be
+ * sent: its host or its link is gone).
  */
-int rpmafio_server_conn_failed(struct rpmafio_server *s, enum ibv_wc_status status);
+enum rpmafio_poll_step rpmafio_server_conn_failed(struct rpmafio_server *s,
+	enum ibv_wc_status status);
 
 /* Close the connection (the client is told) and stop listening. */
 void rpmafio_server_disconnect(struct rpmafio_server *s);

@@ -43,7 +43,7 @@ QD8='SYNC=0 IODEPTH=8 BATCH=4'
 NOT_IN_FLIGHT='answered a flush request that is not in flight'
 
 for tool in gpspm-hostile-server apm-hostile-server gpspm-hostile; do
-	[ -x "$TOOLS/$tool" ] || { echo "FAIL hostile: $TOOLS/$tool is not built (make engines)"; exit 1; }
+	[ -x "$TOOLS/$tool" ] || { echo "FAIL hostile: $TOOLS/$tool is not built (make tools)"; exit 1; }
 done
 
 hs_want() {

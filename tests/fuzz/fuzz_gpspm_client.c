@@ -37,7 +37,7 @@
 
 #include "fuzz_prog.h"
 #include "gpspm/msg.h"
-#include "gpspm/slots.h"
+#include "gpspm/client_slots.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -96,15 +96,15 @@ static void model_advance(void)
 }
 
 /*
- * A valid event returned ret with *last: it named (ret 1) a request newer
+ * A valid event returned ret with *last: it named (RPMAFIO_COMPLETES_IO) a request newer
  * than every one before, complete with all before it; what is complete and
  * not named is a read covered by a newer read not complete yet.
  */
-static void check_valid(int ret, const void *last)
+static void check_valid(enum rpmafio_completion ret, const void *last)
 {
 	model_advance();
-	assert(ret == 0 || ret == 1);
-	if (ret == 1) {
+	assert(ret == RPMAFIO_COMPLETES_NOTHING || ret == RPMAFIO_COMPLETES_IO);
+	if (ret == RPMAFIO_COMPLETES_IO) {
 		assert(last >= (const void *)&M.op[0] && last < (const void *)&M.op[M.posted]);
 		size_t pos = (size_t)((const struct op *)last - M.op);
 		assert(last == &M.op[pos]);
@@ -119,10 +119,10 @@ static void check_valid(int ret, const void *last)
 	check_range();
 }
 
-/* an event the protocol rules out: -1, nothing written, nothing changed */
-static void check_invalid(int ret, const void *last)
+/* an event the protocol rules out: UNKNOWN, nothing written, nothing changed */
+static void check_invalid(enum rpmafio_completion ret, const void *last)
 {
-	assert(ret == -1);
+	assert(ret == RPMAFIO_COMPLETES_UNKNOWN);
 	assert(last == UNTOUCHED);
 	check_range();
 }
@@ -202,7 +202,7 @@ static void receive_response(const uint8_t *buf, uint32_t len)
 	}
 	assert(len > 0 && len <= GPSPM_MSG_MAX);
 	uint64_t seq = resp.op_context;
-	int ret = gpspm_slots_answered(M.s, seq, &last);
+	enum rpmafio_completion ret = gpspm_slots_answered(M.s, seq, &last);
 	if (seq >= M.tail || M.op[M.at[seq]].answered) {
 		check_invalid(ret, last);
 		return;

@@ -184,7 +184,7 @@ static void trace(char c)
 	R.trace[R.len++] = c;
 }
 
-static int rec_wc(void *arg, const struct ibv_wc *wc, int n)
+static enum rpmafio_poll_step rec_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	assert_ptr_equal(arg, &R);
 	assert_in_range(n, 1, RPMAFIO_POLL_BATCH);
@@ -196,7 +196,7 @@ static int rec_wc(void *arg, const struct ibv_wc *wc, int n)
 	return ++R.wcs == S->wc_end_at ? WC_END : 0;
 }
 
-static int rec_event(void *arg, enum rpma_conn_event ev)
+static enum rpmafio_poll_step rec_event(void *arg, enum rpma_conn_event ev)
 {
 	assert_ptr_equal(arg, &R);
 	trace('e');
@@ -204,14 +204,14 @@ static int rec_event(void *arg, enum rpma_conn_event ev)
 	return S->event_ret;
 }
 
-static int rec_idle(void *arg)
+static enum rpmafio_poll_step rec_idle(void *arg)
 {
 	assert_ptr_equal(arg, &R);
 	trace('i'); /* a loop that does not end overflows the trace */
 	return ++R.idles == (S->idle_end_at ? S->idle_end_at : 1) ? IDLE_END : 0;
 }
 
-static int rec_error(void *arg, const char *call, int ret)
+static enum rpmafio_poll_step rec_error(void *arg, const char *call, int ret)
 {
 	assert_ptr_equal(arg, &R);
 	trace('x');
@@ -410,7 +410,8 @@ static void init_returns_getter_errors(void **state)
 static bool no_stop, stop = true;
 
 /* wait_fd(fd, timeout_ms, stop) returns want within [min_ms, max_ms] */
-static void assert_wait(int timeout_ms, const bool *stop_p, int want, uint64_t min_ms,
+static void assert_wait(int timeout_ms, const bool *stop_p, enum rpmafio_fd_wait want,
+		uint64_t min_ms,
 		uint64_t max_ms)
 {
 	uint64_t t0 = rpmafio_now_ms();
@@ -421,22 +422,22 @@ static void assert_wait(int timeout_ms, const bool *stop_p, int want, uint64_t m
 static void wait_fd_readable_or_stopped(void **state)
 {
 	(void)state;
-	assert_wait(-1, &stop, -1, SLICE - 10, 999); /* stop is looked at after a slice */
+	assert_wait(-1, &stop, RPMAFIO_FD_STOPPED, SLICE - 10, 999); /* stop is looked at after a slice */
 	assert_int_equal(F.polls, 1);
 	assert_int_equal(F.poll_max_timeout, SLICE);
 	ring(F.ev);
-	assert_wait(-1, &no_stop, 1, 0, 50);
-	assert_wait(0, &stop, 1, 0, 50); /* readable wins over stopping */
+	assert_wait(-1, &no_stop, RPMAFIO_FD_READABLE, 0, 50);
+	assert_wait(0, &stop, RPMAFIO_FD_READABLE, 0, 50); /* readable wins over stopping */
 	assert_int_equal(F.polls, 3);
 }
 
 static void wait_fd_timeouts(void **state)
 {
 	(void)state;
-	assert_wait(0, &no_stop, 0, 0, 50);
+	assert_wait(0, &no_stop, RPMAFIO_FD_TIMED_OUT, 0, 50);
 	assert_int_equal(F.polls, 1);
 	assert_int_equal(F.poll_max_timeout, 0);
-	assert_wait(150, &no_stop, 0, 140, 999);
+	assert_wait(150, &no_stop, RPMAFIO_FD_TIMED_OUT, 140, 999);
 	assert_true(F.polls >= 1 + 3); /* 150 ms in slices, then a last look */
 	assert_int_equal(F.poll_max_timeout, SLICE);
 }
@@ -446,11 +447,11 @@ static void wait_fd_poll_failures(void **state)
 	(void)state;
 	F.poll_fails = 1;
 	F.poll_errno = EINVAL;
-	assert_wait(-1, &no_stop, -1, 0, 50);
+	assert_wait(-1, &no_stop, RPMAFIO_FD_STOPPED, 0, 50);
 	ring(F.ev);
 	F.poll_fails = 1;
 	F.poll_errno = EINTR; /* goes on */
-	assert_wait(-1, &no_stop, 1, 0, 50);
+	assert_wait(-1, &no_stop, RPMAFIO_FD_READABLE, 0, 50);
 	assert_int_equal(F.polls, 3);
 }
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* slots.c -- the GPSPM client's flush requests in flight (see slots.h) */
+/* client_slots.c -- the GPSPM client's flush requests in flight (see client_slots.h) */
 #include <stdlib.h>
 
-#include "slots.h"
+#include "client_slots.h"
 
 struct slot {
 	uint64_t seq;		/* its op_context */
@@ -60,7 +60,7 @@ void gpspm_slots_push(struct gpspm_slots *s, void *last)
  * Retire the complete flushes at the head, in order, and release a held read
  * once every flush before it is complete.
  */
-static int advance(struct gpspm_slots *s, void **last)
+static enum rpmafio_completion advance(struct gpspm_slots *s, void **last)
 {
 	void *done = NULL;
 	uint64_t done_seq = 0;
@@ -81,18 +81,18 @@ static int advance(struct gpspm_slots *s, void **last)
 		s->held = NULL;
 	}
 	if (done == NULL)
-		return 0;
+		return RPMAFIO_COMPLETES_NOTHING;
 	*last = done;
-	return 1;
+	return RPMAFIO_COMPLETES_IO;
 }
 
-int gpspm_slots_io_done(struct gpspm_slots *s, void *io, void **last)
+enum rpmafio_completion gpspm_slots_io_done(struct gpspm_slots *s, void *io, void **last)
 {
 	if (io == NULL)
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	if (s->head == s->sent) {
 		*last = io;
-		return 1;
+		return RPMAFIO_COMPLETES_IO;
 	}
 	/*
 	 * A read held already was posted before this one: waiting for this one's
@@ -100,25 +100,25 @@ int gpspm_slots_io_done(struct gpspm_slots *s, void *io, void **last)
 	 */
 	s->held = io;
 	s->held_gate = s->sent;
-	return 0;
+	return RPMAFIO_COMPLETES_NOTHING;
 }
 
-int gpspm_slots_sent(struct gpspm_slots *s, uint32_t index, void **last)
+enum rpmafio_completion gpspm_slots_sent(struct gpspm_slots *s, uint32_t index, void **last)
 {
 	if (s->sent == s->tail || index != s->sent % s->nslots)
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	s->slot[index].sent = true;
 	s->sent++;
 	return advance(s, last);
 }
 
-int gpspm_slots_answered(struct gpspm_slots *s, uint64_t seq, void **last)
+enum rpmafio_completion gpspm_slots_answered(struct gpspm_slots *s, uint64_t seq, void **last)
 {
 	if (seq < s->head || seq >= s->tail)
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	struct slot *f = &s->slot[seq % s->nslots];
 	if (f->seq != seq || f->answered)
-		return -1;
+		return RPMAFIO_COMPLETES_UNKNOWN;
 	f->answered = true;
 	return advance(s, last);
 }

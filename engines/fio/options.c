@@ -5,7 +5,8 @@
 #include "fio.h"
 #include "optgroup.h"
 
-#include "options.h"
+#include "common/options.h"
+#include "engine.h"
 
 /*
  * Parse-time checks. `data` is the job's struct rpmafio_opts; fio has

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* engine.c -- fio's entry points: per-job set-up, tear-down and mode dispatch (see engine.h) */
+/*
+ * engine.c -- fio's entry points: per-job set-up, tear-down and mode dispatch,
+ * and the translation between fio's io_u and the client's I/O (see engine.h)
+ */
 #include <errno.h>
 #include <sched.h>
 #include <stdio.h>
@@ -7,11 +10,31 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "fio.h"
+#include "optgroup.h"
+
 #include "client/client.h"
 #include "client/io.h"
+#include "common/env_defaults.h"
+#include "common/method.h"
 #include "common/report.h"
 #include "engine.h"
 #include "server/server.h"
+
+/*
+ * Runs when fio dlopen()s the engine, before it reads the job file's sections:
+ * the job files' ${VARIABLES} get their defaults (common/env_defaults.h).
+ */
+__attribute__((constructor)) static void rpmafio_on_load(void)
+{
+	rpmafio_env_apply_defaults();
+}
+
+/* what the engine keeps with each of fio's io_us (io_u->engine_data) */
+struct engine_io {
+	struct rpmafio_io io;
+	const struct rpmafio_job *job;	/* for errdetails */
+};
 
 /* Pin the calling job thread to its CPU of the cpus= list. */
 static int pin_cpu(struct rpmafio_job *job)
@@ -67,8 +90,24 @@ static int check_options(struct rpmafio_job *job)
 	return 0;
 }
 
-int rpmafio_init(struct thread_data *td, const struct rpmafio_method *method)
+/* what a job takes of fio's: nothing outside fio/ reads fio's structures */
+static void take_fio_job(struct rpmafio_job *job, struct thread_data *td)
 {
+	job->td = td;
+	job->index = td->thread_number - 1;
+	job->iodepth = td->o.iodepth ? td->o.iodepth : 1;
+	job->sync = td->o.sync_io != 0;
+	job->writes = td_write(td);
+	job->size = td->o.size;
+	job->stop = &td->terminate;
+	job->nr_files = td->o.nr_files;
+	if (td->o.nr_files == 1 && td->files_index == 1)
+		job->filename = td->files[0]->file_name;
+}
+
+static int rpmafio_init(struct thread_data *td)
+{
+	const struct rpmafio_method *method = &rpmafio_engine_method;
 	const struct rpmafio_opts *o = td->eo;
 	bool server = o->mode == RPMAFIO_MODE_SERVER;
 
@@ -79,12 +118,11 @@ int rpmafio_init(struct thread_data *td, const struct rpmafio_method *method)
 		return 1;
 	}
 	job->method = method;
-	job->td = td;
 	job->o = o;
 	job->mode = server ? RPMAFIO_MODE_SERVER : RPMAFIO_MODE_CLIENT;
-	job->index = td->thread_number - 1;
 	td->io_ops_data = job;
 
+	take_fio_job(job, td);
 	if (check_options(job) || pin_cpu(job))
 		return 1;
 	if (!server)
@@ -94,7 +132,7 @@ int rpmafio_init(struct thread_data *td, const struct rpmafio_method *method)
 	return method->server.init(rpmafio_server_of(job)) ? 1 : 0;
 }
 
-int rpmafio_setup(struct thread_data *td)
+static int rpmafio_setup(struct thread_data *td)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	const struct rpmafio_opts *o = td->eo;
@@ -126,15 +164,16 @@ int rpmafio_setup(struct thread_data *td)
 	return 0;
 }
 
-int rpmafio_post_init(struct thread_data *td)
+static int rpmafio_post_init(struct thread_data *td)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job->mode == RPMAFIO_MODE_CLIENT)
-		return rpmafio_client_register_buffers(rpmafio_client_of(job)) ? 1 : 0;
+		return rpmafio_client_register_buffers(rpmafio_client_of(job), td->orig_buffer,
+			td->orig_buffer_size) ? 1 : 0;
 	return 0;
 }
 
-int rpmafio_iomem_alloc(struct thread_data *td, size_t size)
+static int rpmafio_iomem_alloc(struct thread_data *td, size_t size)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p = NULL;
@@ -145,7 +184,7 @@ int rpmafio_iomem_alloc(struct thread_data *td, size_t size)
 }
 
 /* fio calls this before cleanup, with the connection still up */
-void rpmafio_iomem_free(struct thread_data *td)
+static void rpmafio_iomem_free(struct thread_data *td)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job && job->mode == RPMAFIO_MODE_CLIENT &&
@@ -154,7 +193,7 @@ void rpmafio_iomem_free(struct thread_data *td)
 	free(td->orig_buffer);
 }
 
-void rpmafio_cleanup(struct thread_data *td)
+static void rpmafio_cleanup(struct thread_data *td)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job == NULL)
@@ -180,10 +219,22 @@ void rpmafio_cleanup(struct thread_data *td)
 	td->io_ops_data = NULL;
 }
 
-int rpmafio_io_u_init(struct thread_data *td, struct io_u *io_u)
+static int rpmafio_io_u_init(struct thread_data *td, struct io_u *io_u)
 {
-	io_u->engine_data = td->io_ops_data; /* for errdetails */
+	struct engine_io *e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		return 1;
+	e->io.owner = io_u;
+	e->job = td->io_ops_data;
+	io_u->engine_data = e;
 	return 0;
+}
+
+static void rpmafio_io_u_free(struct thread_data *td, struct io_u *io_u)
+{
+	(void)td;
+	free(io_u->engine_data);
+	io_u->engine_data = NULL;
 }
 
 /*
@@ -191,7 +242,7 @@ int rpmafio_io_u_init(struct thread_data *td, struct io_u *io_u)
  * it by now (offset=, offset_increment=, size=), so this is where a range
  * beyond the server's memory is refused, before any I/O.
  */
-int rpmafio_open_file(struct thread_data *td, struct fio_file *f)
+static int rpmafio_open_file(struct thread_data *td, struct fio_file *f)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job == NULL || job->mode != RPMAFIO_MODE_CLIENT)
@@ -207,14 +258,14 @@ int rpmafio_open_file(struct thread_data *td, struct fio_file *f)
 	return 1;
 }
 
-int rpmafio_file_nop(struct thread_data *td, struct fio_file *f)
+static int rpmafio_file_nop(struct thread_data *td, struct fio_file *f)
 {
 	(void)td;
 	(void)f;
 	return 0;
 }
 
-int rpmafio_get_file_size(struct thread_data *td, struct fio_file *f)
+static int rpmafio_get_file_size(struct thread_data *td, struct fio_file *f)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job && job->mode == RPMAFIO_MODE_CLIENT)
@@ -241,19 +292,96 @@ static enum fio_q_status serve(struct rpmafio_server *s, struct io_u *io_u)
 	return FIO_Q_COMPLETED;
 }
 
+/* io_u as the client's I/O path sees it (the hot path: a few stores) */
+static struct rpmafio_io *io_of(struct io_u *io_u)
+{
+	struct rpmafio_io *io = &((struct engine_io *)io_u->engine_data)->io;
+	switch (io_u->ddir) {
+	case DDIR_READ:
+		io->dir = RPMAFIO_IO_READ;
+		break;
+	case DDIR_WRITE:
+		io->dir = RPMAFIO_IO_WRITE;
+		break;
+	default:
+		io->dir = ddir_sync(io_u->ddir) ? RPMAFIO_IO_SYNC : RPMAFIO_IO_OTHER;
+		break;
+	}
+	io->offset = io_u->offset;
+	io->len = io_u->xfer_buflen;
+	io->buf = io_u->xfer_buf;
+	return io;
+}
+
+/*
+ * fio's issue time: stamped just before the I/O goes to the RNIC (fio does
+ * not stamp async I/Os itself: FIO_ASYNCIO_SETS_ISSUE_TIME). Before posting,
+ * not after: posting may itself take the operation's time (Soft-RoCE does a
+ * work request, even its loopback round trip, inside ibv_post_send()).
+ */
+static void stamp_issue(struct thread_data *td, struct rpmafio_io *const *ios, uint32_t n)
+{
+	struct timespec now;
+
+	if (!fio_fill_issue_time(td))
+		return;
+	fio_gettime(&now, NULL);
+	for (uint32_t i = 0; i < n; i++)
+		((struct io_u *)ios[i]->owner)->issue_time = now;
+	if (td->o.read_iolog_file)
+		td->last_issue = now;
+}
+
+static enum fio_q_status client_queue(struct thread_data *td, struct rpmafio_client *c,
+		struct io_u *io_u)
+{
+	struct rpmafio_io *io = io_of(io_u);
+
+	/* sync=1 (and a sync of any kind) completes here: issued now */
+	if (td->o.sync_io || io->dir == RPMAFIO_IO_SYNC || io->dir == RPMAFIO_IO_OTHER)
+		stamp_issue(td, &io, 1);
+	switch (rpmafio_io_queue(c, io)) {
+	case RPMAFIO_IO_QUEUED:
+		return FIO_Q_QUEUED;
+	case RPMAFIO_IO_BUSY:
+		return FIO_Q_BUSY;
+	case RPMAFIO_IO_COMPLETED:
+	default:
+		io_u->error = io->error;
+		return FIO_Q_COMPLETED;
+	}
+}
+
 enum fio_q_status rpmafio_queue(struct thread_data *td, struct io_u *io_u)
 {
 	struct rpmafio_job *job = td->io_ops_data;
 	if (job->mode == RPMAFIO_MODE_CLIENT)
-		return rpmafio_io_queue(rpmafio_client_of(job), io_u);
+		return client_queue(td, rpmafio_client_of(job), io_u);
 	return serve(rpmafio_server_of(job), io_u);
 }
 
 int rpmafio_commit(struct thread_data *td)
 {
 	struct rpmafio_job *job = td->io_ops_data;
-	if (job->mode == RPMAFIO_MODE_CLIENT)
-		return rpmafio_io_commit(rpmafio_client_of(job));
+	if (job->mode != RPMAFIO_MODE_CLIENT)
+		return 0;
+	struct rpmafio_client *c = rpmafio_client_of(job);
+	const uint32_t n = c->nr_queued;
+
+	stamp_issue(td, c->queued, n);
+	switch (rpmafio_io_commit(c)) {
+	case RPMAFIO_COMMIT_EMPTY:
+		return 0;
+	case RPMAFIO_COMMIT_POSTED:
+		for (uint32_t i = 0; i < n; i++)
+			io_u_queued(td, c->queued[i]->owner); /* fio's slat: issue - start */
+		break;
+	case RPMAFIO_COMMIT_FAILED:
+	default:
+		break;
+	}
+	/* an engine with a commit hook reports its submissions itself */
+	io_u_mark_submit(td, n);
 	return 0;
 }
 
@@ -261,21 +389,55 @@ int rpmafio_getevents(struct thread_data *td, unsigned int min, unsigned int max
 	const struct timespec *t)
 {
 	struct rpmafio_job *job = td->io_ops_data;
+
+	(void)t; /* fio passes none on this path; completions come within connect_timeout */
 	if (job->mode == RPMAFIO_MODE_CLIENT)
-		return rpmafio_io_getevents(rpmafio_client_of(job), min, max, t);
+		return (int)rpmafio_io_getevents(rpmafio_client_of(job), min, max);
 	return 0;
 }
 
 struct io_u *rpmafio_event(struct thread_data *td, int event)
 {
 	struct rpmafio_job *job = td->io_ops_data;
-	return rpmafio_client_of(job)->events[event];
+	const struct rpmafio_io *io = rpmafio_client_of(job)->events[event];
+	struct io_u *io_u = io->owner;
+	io_u->error = io->error;
+	return io_u;
 }
 
-char *rpmafio_errdetails(struct io_u *io_u)
+static char *rpmafio_errdetails(struct io_u *io_u)
 {
-	const struct rpmafio_job *job = io_u->engine_data;
-	if (job == NULL || job->errmsg[0] == '\0')
+	const struct engine_io *e = io_u->engine_data;
+	if (e == NULL || e->job == NULL || e->job->errmsg[0] == '\0')
 		return strdup("the RDMA operation failed");
-	return strdup(job->errmsg);
+	return strdup(e->job->errmsg);
 }
+
+/*
+ * The exported symbol fio looks up with dlsym(). No local disk; the client
+ * sets io_u->issue_time itself just before it posts, so fio must not stamp
+ * it at queue time.
+ */
+__attribute__((visibility("default"))) struct ioengine_ops ioengine = {
+	.name = rpmafio_engine_name,
+	.version = FIO_IOOPS_VERSION,
+	.flags = FIO_DISKLESSIO | FIO_NODISKUTIL | FIO_ASYNCIO_SETS_ISSUE_TIME,
+	.setup = rpmafio_setup,
+	.init = rpmafio_init,
+	.post_init = rpmafio_post_init,
+	.queue = rpmafio_queue,
+	.commit = rpmafio_commit,
+	.getevents = rpmafio_getevents,
+	.event = rpmafio_event,
+	.errdetails = rpmafio_errdetails,
+	.cleanup = rpmafio_cleanup,
+	.open_file = rpmafio_open_file,
+	.close_file = rpmafio_file_nop,
+	.get_file_size = rpmafio_get_file_size,
+	.io_u_init = rpmafio_io_u_init,
+	.io_u_free = rpmafio_io_u_free,
+	.iomem_alloc = rpmafio_iomem_alloc,
+	.iomem_free = rpmafio_iomem_free,
+	.options = rpmafio_options,
+	.option_struct_size = sizeof(struct rpmafio_opts),
+};

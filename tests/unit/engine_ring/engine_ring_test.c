@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* engine_batch_test.c -- the client's ring of posted requests and the span of a batch's flush */
+/* engine_ring_test.c -- the client's ring of posted requests and the span of a batch's flush */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "common/batch.h"
+#include "client/ring.h"
 
 static void capacity(void **state)
 {
@@ -225,5 +225,5 @@ int main(void)
 		cmocka_unit_test(span_large_offsets),
 		cmocka_unit_test(queue_sizes),
 	};
-	return cmocka_run_group_tests_name("engine_batch", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("engine_ring", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * engine_gpspm_slots_test.c -- the GPSPM client's flush requests in flight
+ * engine_gpspm_client_slots_test.c -- the GPSPM client's flush requests in flight
  * (engines/gpspm/slots.c): creation and its guards, slots and sequence numbers
  * handed out, a flush completing on its SEND and its response in either order,
  * in-order retirement, every event the protocol rules out, reads held behind
@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "gpspm/slots.h"
+#include "gpspm/client_slots.h"
 
 static struct gpspm_slots *S; /* the slots under test; teardown deletes them */
 static uint32_t N;	/* their number of slots */
@@ -73,26 +73,32 @@ static void in_flight(uint64_t head, uint64_t tail)
 	assert_int_equal(gpspm_slots_idle(S), head == tail);
 }
 
-/* an event returned want; *last is want_last when it returned 1, untouched otherwise */
-static void expect(int ret, void *const *last, int want, void *want_last)
+/* what an event completes */
+#define DONE RPMAFIO_COMPLETES_IO
+#define NOTHING RPMAFIO_COMPLETES_NOTHING
+#define UNKNOWN RPMAFIO_COMPLETES_UNKNOWN
+
+/* an event returned want; *last is want_last when it completes a request, untouched otherwise */
+static void expect(enum rpmafio_completion ret, void *const *last, enum rpmafio_completion want,
+		void *want_last)
 {
 	assert_int_equal(ret, want);
-	assert_ptr_equal(*last, want == 1 ? want_last : UNTOUCHED);
+	assert_ptr_equal(*last, want == DONE ? want_last : UNTOUCHED);
 }
 
-static void ev_sent(uint32_t index, int want, void *want_last)
+static void ev_sent(uint32_t index, enum rpmafio_completion want, void *want_last)
 {
 	void *last = UNTOUCHED;
 	expect(gpspm_slots_sent(S, index, &last), &last, want, want_last);
 }
 
-static void ev_answered(uint64_t seq, int want, void *want_last)
+static void ev_answered(uint64_t seq, enum rpmafio_completion want, void *want_last)
 {
 	void *last = UNTOUCHED;
 	expect(gpspm_slots_answered(S, seq, &last), &last, want, want_last);
 }
 
-static void ev_io(void *io, int want, void *want_last)
+static void ev_io(void *io, enum rpmafio_completion want, void *want_last)
 {
 	void *last = UNTOUCHED;
 	expect(gpspm_slots_io_done(S, io, &last), &last, want, want_last);
@@ -102,7 +108,7 @@ static void ev_io(void *io, int want, void *want_last)
 static void flush_sent(uint64_t n)
 {
 	flush(n);
-	ev_sent((uint32_t)(n % N), 0, NULL);
+	ev_sent((uint32_t)(n % N), NOTHING, NULL);
 }
 
 /* new() rejects 0 slots and a NULL out pointer; delete() NULLs it, and takes NULL */
@@ -148,8 +154,8 @@ static void next_wraps_slots_and_counts_seq(void **state)
 	for (uint32_t n = 0; n < 10; n++) {
 		flush(n);
 		in_flight(n, n + 1);
-		ev_sent(n % 3, 0, NULL);
-		ev_answered(n, 1, REQ(n));
+		ev_sent(n % 3, NOTHING, NULL);
+		ev_answered(n, DONE, REQ(n));
 		in_flight(n + 1, n + 1);
 	}
 }
@@ -162,15 +168,15 @@ static void next_fails_until_head_flush_completes(void **state)
 	flush(0);
 	flush(1);
 	full();
-	ev_answered(1, 0, NULL); /* not the oldest: frees nothing */
+	ev_answered(1, NOTHING, NULL); /* not the oldest: frees nothing */
 	full();
-	ev_sent(0, 0, NULL); /* the oldest sent, still unanswered */
+	ev_sent(0, NOTHING, NULL); /* the oldest sent, still unanswered */
 	full();
-	ev_answered(0, 1, REQ(0)); /* flush 1 answered but not sent: only flush 0 */
+	ev_answered(0, DONE, REQ(0)); /* flush 1 answered but not sent: only flush 0 */
 	in_flight(1, 2);
 	flush(2);
 	full();
-	ev_sent(1, 1, REQ(1));
+	ev_sent(1, DONE, REQ(1));
 	flush(3);
 	in_flight(2, 4);
 }
@@ -182,12 +188,12 @@ static void flush_completes_on_send_and_response_in_either_order(void **state)
 	make(4);
 	flush_sent(0);
 	in_flight(0, 1);
-	ev_answered(0, 1, REQ(0));
+	ev_answered(0, DONE, REQ(0));
 	in_flight(1, 1);
 	flush(1);
-	ev_answered(1, 0, NULL);
+	ev_answered(1, NOTHING, NULL);
 	in_flight(1, 2);
-	ev_sent(1, 1, REQ(1));
+	ev_sent(1, DONE, REQ(1));
 }
 
 /* later flushes answered first wait for the earliest; then one event completes them all */
@@ -197,10 +203,10 @@ static void late_answer_holds_back_later_flushes(void **state)
 	make(4);
 	for (uint32_t n = 0; n < 3; n++)
 		flush_sent(n);
-	ev_answered(2, 0, NULL);
-	ev_answered(1, 0, NULL);
+	ev_answered(2, NOTHING, NULL);
+	ev_answered(1, NOTHING, NULL);
 	in_flight(0, 3);
-	ev_answered(0, 1, REQ(2)); /* all three, the newest batch's last request */
+	ev_answered(0, DONE, REQ(2)); /* all three, the newest batch's last request */
 	in_flight(3, 3);
 }
 
@@ -208,41 +214,41 @@ static void sent_rejects_out_of_order_and_excess(void **state)
 {
 	(void)state;
 	make(4);
-	ev_sent(0, -1, NULL); /* nothing in flight (0 is the slot the next one gets) */
+	ev_sent(0, UNKNOWN, NULL); /* nothing in flight (0 is the slot the next one gets) */
 	flush(0);
 	flush(1);
-	ev_sent(1, -1, NULL); /* not the oldest unsent */
-	ev_sent(4, -1, NULL); /* no such slot, though 4 % nslots is the expected one */
-	ev_sent(UINT32_MAX, -1, NULL);
-	ev_sent(0, 0, NULL);
-	ev_sent(0, -1, NULL); /* twice */
-	ev_sent(1, 0, NULL);
-	ev_sent(2, -1, NULL); /* every flush sent already (2 is the slot the next one gets) */
+	ev_sent(1, UNKNOWN, NULL); /* not the oldest unsent */
+	ev_sent(4, UNKNOWN, NULL); /* no such slot, though 4 % nslots is the expected one */
+	ev_sent(UINT32_MAX, UNKNOWN, NULL);
+	ev_sent(0, NOTHING, NULL);
+	ev_sent(0, UNKNOWN, NULL); /* twice */
+	ev_sent(1, NOTHING, NULL);
+	ev_sent(2, UNKNOWN, NULL); /* every flush sent already (2 is the slot the next one gets) */
 	in_flight(0, 2);
-	ev_answered(0, 1, REQ(0)); /* the rejected events changed nothing */
-	ev_answered(1, 1, REQ(1));
+	ev_answered(0, DONE, REQ(0)); /* the rejected events changed nothing */
+	ev_answered(1, DONE, REQ(1));
 }
 
 static void answered_rejects_flushes_not_in_flight(void **state)
 {
 	(void)state;
 	make(2);
-	ev_answered(0, -1, NULL); /* nothing in flight */
+	ev_answered(0, UNKNOWN, NULL); /* nothing in flight */
 	flush(0);
 	flush(1);
-	ev_answered(2, -1, NULL); /* never posted: seq >= tail */
-	ev_answered(UINT64_MAX, -1, NULL);
-	ev_answered(0, 0, NULL);
-	ev_answered(0, -1, NULL); /* twice */
-	ev_sent(0, 1, REQ(0));
-	ev_answered(0, -1, NULL); /* complete already: below head */
+	ev_answered(2, UNKNOWN, NULL); /* never posted: seq >= tail */
+	ev_answered(UINT64_MAX, UNKNOWN, NULL);
+	ev_answered(0, NOTHING, NULL);
+	ev_answered(0, UNKNOWN, NULL); /* twice */
+	ev_sent(0, DONE, REQ(0));
+	ev_answered(0, UNKNOWN, NULL); /* complete already: below head */
 	flush(2); /* seq 2 in slot 0 */
-	ev_answered(0, -1, NULL); /* the old seq of a slot reused by a newer one in flight */
-	ev_answered(4, -1, NULL); /* seq 2 + nslots: the same slot, not posted */
-	ev_sent(1, 0, NULL);
-	ev_answered(1, 1, REQ(1));
-	ev_sent(0, 0, NULL); /* seq 2: none of the stray answers counted for it */
-	ev_answered(2, 1, REQ(2));
+	ev_answered(0, UNKNOWN, NULL); /* the old seq of a slot reused by a newer one in flight */
+	ev_answered(4, UNKNOWN, NULL); /* seq 2 + nslots: the same slot, not posted */
+	ev_sent(1, NOTHING, NULL);
+	ev_answered(1, DONE, REQ(1));
+	ev_sent(0, NOTHING, NULL); /* seq 2: none of the stray answers counted for it */
+	ev_answered(2, DONE, REQ(2));
 	in_flight(3, 3);
 }
 
@@ -251,14 +257,14 @@ static void read_completes_at_once_when_no_flush_before_it_waits(void **state)
 {
 	(void)state;
 	make(4);
-	ev_io(NULL, -1, NULL); /* no read */
-	ev_io(REQ(10), 1, REQ(10)); /* nothing in flight */
+	ev_io(NULL, UNKNOWN, NULL); /* no read */
+	ev_io(REQ(10), DONE, REQ(10)); /* nothing in flight */
 	flush(0);
-	ev_io(REQ(11), 1, REQ(11)); /* its SEND has not completed: posted after the read */
-	ev_answered(0, 0, NULL);
-	ev_io(REQ(12), 1, REQ(12)); /* answered already, but still not sent */
-	ev_sent(0, 1, REQ(0));
-	ev_io(REQ(13), 1, REQ(13)); /* idle again */
+	ev_io(REQ(11), DONE, REQ(11)); /* its SEND has not completed: posted after the read */
+	ev_answered(0, NOTHING, NULL);
+	ev_io(REQ(12), DONE, REQ(12)); /* answered already, but still not sent */
+	ev_sent(0, DONE, REQ(0));
+	ev_io(REQ(13), DONE, REQ(13)); /* idle again */
 	in_flight(1, 1);
 }
 
@@ -269,11 +275,11 @@ static void read_held_until_flushes_before_it_complete(void **state)
 	make(4);
 	flush_sent(0);
 	flush_sent(1);
-	ev_io(REQ(10), 0, NULL); /* gate 2 */
-	ev_io(NULL, -1, NULL); /* no read: the one held stays held */
-	ev_answered(0, 1, REQ(0)); /* one of the two before it */
-	ev_answered(1, 1, REQ(10)); /* flush 1 complete: the read came after it */
-	ev_io(REQ(11), 1, REQ(11)); /* nothing is held any more */
+	ev_io(REQ(10), NOTHING, NULL); /* gate 2 */
+	ev_io(NULL, UNKNOWN, NULL); /* no read: the one held stays held */
+	ev_answered(0, DONE, REQ(0)); /* one of the two before it */
+	ev_answered(1, DONE, REQ(10)); /* flush 1 complete: the read came after it */
+	ev_io(REQ(11), DONE, REQ(11)); /* nothing is held any more */
 }
 
 /* flushes posted after the held read that complete in the same event are newer than it */
@@ -282,14 +288,14 @@ static void held_read_release_reports_newer_flush(void **state)
 	(void)state;
 	make(4);
 	flush_sent(0);
-	ev_io(REQ(10), 0, NULL); /* gate 1: flush 0 before it */
+	ev_io(REQ(10), NOTHING, NULL); /* gate 1: flush 0 before it */
 	flush(1); /* flushes 1 and 2 after it */
 	flush(2);
-	ev_sent(1, 0, NULL);
-	ev_answered(1, 0, NULL);
-	ev_answered(2, 0, NULL); /* answered, not sent */
-	ev_answered(0, 1, REQ(1)); /* flushes 0 and 1 and the read: flush 1 is the newest */
-	ev_sent(2, 1, REQ(2));
+	ev_sent(1, NOTHING, NULL);
+	ev_answered(1, NOTHING, NULL);
+	ev_answered(2, NOTHING, NULL); /* answered, not sent */
+	ev_answered(0, DONE, REQ(1)); /* flushes 0 and 1 and the read: flush 1 is the newest */
+	ev_sent(2, DONE, REQ(2));
 	in_flight(3, 3);
 }
 
@@ -300,11 +306,11 @@ static void read_not_held_by_unsent_flushes(void **state)
 	make(4);
 	flush_sent(0);
 	flush(1); /* SEND not completed below: posted after the read */
-	ev_io(REQ(10), 0, NULL); /* gate 1 */
-	ev_answered(1, 0, NULL);
-	ev_answered(0, 1, REQ(10)); /* flush 1 (answered, not sent) is not waited for */
+	ev_io(REQ(10), NOTHING, NULL); /* gate 1 */
+	ev_answered(1, NOTHING, NULL);
+	ev_answered(0, DONE, REQ(10)); /* flush 1 (answered, not sent) is not waited for */
 	in_flight(1, 2);
-	ev_sent(1, 1, REQ(1));
+	ev_sent(1, DONE, REQ(1));
 }
 
 /* a second read held takes the first's place: both wait for its (later) gate */
@@ -313,12 +319,12 @@ static void second_held_read_replaces_first(void **state)
 	(void)state;
 	make(4);
 	flush_sent(0);
-	ev_io(REQ(10), 0, NULL); /* gate 1 */
+	ev_io(REQ(10), NOTHING, NULL); /* gate 1 */
 	flush_sent(1);
-	ev_io(REQ(11), 0, NULL); /* gate 2; covers read 10 */
-	ev_answered(0, 1, REQ(0)); /* read 10's gate passed, but it waits with read 11 */
-	ev_answered(1, 1, REQ(11));
-	ev_io(REQ(12), 1, REQ(12)); /* nothing held any more */
+	ev_io(REQ(11), NOTHING, NULL); /* gate 2; covers read 10 */
+	ev_answered(0, DONE, REQ(0)); /* read 10's gate passed, but it waits with read 11 */
+	ev_answered(1, DONE, REQ(11));
+	ev_io(REQ(12), DONE, REQ(12)); /* nothing held any more */
 }
 
 /*
@@ -384,10 +390,10 @@ static void *model_advance(void)
 }
 
 /* a valid event returned ret with *last: the model's answer */
-static void sim_check(int ret, void *const *last)
+static void sim_check(enum rpmafio_completion ret, void *const *last)
 {
 	void *want = model_advance();
-	expect(ret, last, want ? 1 : 0, want);
+	expect(ret, last, want ? DONE : NOTHING, want);
 	in_flight(M.retired, M.flushes);
 }
 
@@ -410,7 +416,7 @@ static void sim_report(void)
 {
 	void *last = UNTOUCHED;
 	struct op *o = &M.op[M.reported];
-	int ret;
+	enum rpmafio_completion ret;
 	if (M.reported == M.posted)
 		return;
 	o->reported = true;
@@ -434,9 +440,9 @@ static void sim_answer(void)
 		return;
 	uint64_t seq = M.retired + rnd((uint32_t)(M.flushes - M.retired));
 	struct op *o = &M.op[M.at[seq]];
-	int ret = gpspm_slots_answered(S, seq, &last);
+	enum rpmafio_completion ret = gpspm_slots_answered(S, seq, &last);
 	if (o->answered) {
-		expect(ret, &last, -1, NULL); /* a duplicate */
+		expect(ret, &last, UNKNOWN, NULL); /* a duplicate */
 		return;
 	}
 	o->answered = true;
@@ -449,16 +455,16 @@ static void sim_invalid(void)
 	uint32_t expected = (uint32_t)(M.sent % N);
 	switch (rnd(3)) {
 	case 0: /* a SEND out of order (index != expected), or with every flush sent */
-		ev_sent(expected + 1 + rnd(N), -1, NULL);
+		ev_sent(expected + 1 + rnd(N), UNKNOWN, NULL);
 		if (M.sent == M.flushes)
-			ev_sent(expected, -1, NULL);
+			ev_sent(expected, UNKNOWN, NULL);
 		break;
 	case 1: /* an answer to a flush complete already, or never posted */
-		ev_answered(M.retired ? rnd((uint32_t)M.retired) : M.flushes, -1, NULL);
-		ev_answered(M.flushes + rnd(3), -1, NULL);
+		ev_answered(M.retired ? rnd((uint32_t)M.retired) : M.flushes, UNKNOWN, NULL);
+		ev_answered(M.flushes + rnd(3), UNKNOWN, NULL);
 		break;
 	default:
-		ev_io(NULL, -1, NULL);
+		ev_io(NULL, UNKNOWN, NULL);
 	}
 }
 
@@ -492,7 +498,7 @@ static void matches_model_over_long_random_runs(void **state)
 			sim_step(false);
 		assert_int_equal(M.flushes, SIM_FLUSHES); /* thousands of times round the slots */
 		in_flight(SIM_FLUSHES, SIM_FLUSHES);
-		ev_io(REQ(0), 1, REQ(0));
+		ev_io(REQ(0), DONE, REQ(0));
 		gpspm_slots_delete(&S);
 	}
 }
@@ -517,5 +523,5 @@ int main(void)
 		TEST(second_held_read_replaces_first),
 		TEST(matches_model_over_long_random_runs),
 	};
-	return cmocka_run_group_tests_name("engine_gpspm_slots", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("engine_gpspm_client_slots", tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * slots.h -- the GPSPM client's flush requests in flight: which batches are
+ * client_slots.h -- the GPSPM client's flush requests in flight: which batches are
  * complete (pure: no fio, no RDMA; I/O requests are opaque pointers).
  *
  * Every batch of writes ends with ONE flush request, sent in the next slot
@@ -21,15 +21,19 @@
  * completes in posting order, so the flushes whose SEND has completed when a
  * read completes are exactly the ones posted before it.
  *
- * Every event returns 1 with *last set to the newest request it completes (it
- * and every request posted before it are done), 0 when it completes nothing,
- * or -1 when it cannot happen (a peer or provider breaking the protocol).
+ * Every event returns what it completes (common/method.h):
+ * RPMAFIO_COMPLETES_IO with *last set to the newest request it completes (it
+ * and every request posted before it are done), RPMAFIO_COMPLETES_NOTHING, or
+ * RPMAFIO_COMPLETES_UNKNOWN when it cannot happen (a peer or provider breaking
+ * the protocol).
  */
-#ifndef RPMAFIO_GPSPM_SLOTS_H
-#define RPMAFIO_GPSPM_SLOTS_H
+#ifndef RPMAFIO_GPSPM_CLIENT_SLOTS_H
+#define RPMAFIO_GPSPM_CLIENT_SLOTS_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "common/method.h"
 
 struct gpspm_slots;
 
@@ -44,13 +48,13 @@ int gpspm_slots_next(const struct gpspm_slots *s, uint32_t *index, uint64_t *seq
 void gpspm_slots_push(struct gpspm_slots *s, void *last);
 
 /* The signalled read (or unflushed write) `io` completed. */
-int gpspm_slots_io_done(struct gpspm_slots *s, void *io, void **last);
+enum rpmafio_completion gpspm_slots_io_done(struct gpspm_slots *s, void *io, void **last);
 
 /* The SEND of the flush in slot `index` completed (SENDs complete in order). */
-int gpspm_slots_sent(struct gpspm_slots *s, uint32_t index, void **last);
+enum rpmafio_completion gpspm_slots_sent(struct gpspm_slots *s, uint32_t index, void **last);
 
 /* The server answered the flush with sequence number `seq` (from the network). */
-int gpspm_slots_answered(struct gpspm_slots *s, uint64_t seq, void **last);
+enum rpmafio_completion gpspm_slots_answered(struct gpspm_slots *s, uint64_t seq, void **last);
 
 /* no flush in flight */
 bool gpspm_slots_idle(const struct gpspm_slots *s);
@@ -58,4 +62,4 @@ bool gpspm_slots_idle(const struct gpspm_slots *s);
 /* the sequence numbers in flight, [*head, *tail), for messages */
 void gpspm_slots_range(const struct gpspm_slots *s, uint64_t *head, uint64_t *tail);
 
-#endif /* RPMAFIO_GPSPM_SLOTS_H */
+#endif /* RPMAFIO_GPSPM_CLIENT_SLOTS_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* server.c -- a server's memory, registration, listening and accepting (see server.h) */
+/* setup.c -- a server's memory, registration, listening and accepting, and its
+ * tear-down (see server.h) */
 #include <errno.h>
 #include <string.h>
 
@@ -10,18 +11,17 @@
 int rpmafio_server_map(struct rpmafio_server *s)
 {
 	struct rpmafio_job *job = &s->job;
-	struct thread_data *td = job->td;
 	char why[RPMAFIO_ERR_LEN];
 
-	if (td->o.nr_files != 1 || td->files_index != 1)
+	if (job->filename == NULL)
 		return rpmafio_fail(job, EINVAL, "a server job exposes exactly one filename= "
-			"(malloc, a device-DAX path or a file), not %u", td->o.nr_files);
-	if (td->o.size == 0)
+			"(malloc, a device-DAX path or a file), not %u", job->nr_files);
+	if (job->size == 0)
 		return rpmafio_fail(job, EINVAL, "size= is not set: give the memory size of "
 			"each server job (e.g. size=64m)");
 
-	const char *path = td->files[0]->file_name;
-	size_t size = td->o.size;
+	const char *path = job->filename;
+	size_t size = job->size;
 	bool dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0;
 	size_t offset = dram ? 0 : (size_t)job->index * size;
 	if (rpmafio_mem_map(path, size, offset, &s->mem, why, sizeof(why)))
@@ -70,8 +70,7 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 	if ((ret = rpma_mr_get_flush_native(s->mr, &ws.flush_native)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_flush_native: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	dprint(FD_NET, "%s: job %u: the memory takes a native FLUSH: %s\n", job->method->name,
-		job->index + 1, ws.flush_native ? "yes" : "no");
+	rpmafio_debug(job, "the memory takes a native FLUSH: %s", ws.flush_native ? "yes" : "no");
 	if (rpmafio_ws_encode(&ws, s->ws_bytes))
 		return rpmafio_fail(job, EPROTO, "cannot encode the workspace");
 	return 0;
@@ -104,8 +103,8 @@ int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_q
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	if ((ret = rpmafio_queues_cfg(q, &cfg)))
 		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s",
-			job->td->o.iodepth, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if (rpmafio_wait_fd(fd, -1, &job->td->terminate) < 0)
+			job->iodepth, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (rpmafio_wait_fd(fd, -1, job->stop) != RPMAFIO_FD_READABLE)
 		rpmafio_fail(job, ECANCELED, "stopped before a client connected");
 	else if ((ret = rpma_ep_next_conn_req(s->ep, cfg, req)))
 		rpmafio_fail(job, EIO, "cannot take the client's connection request: %s",
@@ -128,16 +127,16 @@ int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req)
 	if ((ret = rpma_conn_get_event_fd(s->conn, &fd)))
 		return rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	int w = rpmafio_wait_fd(fd, (int)job->o->connect_timeout, &job->td->terminate);
-	if (w > 0 && (ret = rpma_conn_next_event(s->conn, &ev)))
+	enum rpmafio_fd_wait w = rpmafio_wait_fd(fd, (int)job->o->connect_timeout, job->stop);
+	if (w == RPMAFIO_FD_READABLE && (ret = rpma_conn_next_event(s->conn, &ev)))
 		return rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	if (ev != RPMA_CONN_ESTABLISHED)
 		return rpmafio_fail(job, ECONNABORTED, "the client's connection was not "
 			"established within connect_timeout=%u ms (%s)", job->o->connect_timeout,
-			w > 0 ? rpma_utils_conn_event_2str(ev) : "no event");
+			w == RPMAFIO_FD_READABLE ? rpma_utils_conn_event_2str(ev) : "no event");
 	(void) rpma_ep_shutdown(&s->ep);
-	dprint(FD_NET, "%s: job %u: a client connected\n", job->method->name, job->index + 1);
+	rpmafio_debug(job, "a client connected");
 	if ((ret = rpma_conn_get_cq(s->conn, &s->cq)) ||
 			(ret = rpmafio_poll_init(&s->poll, s->conn, s->cq,
 				job->o->busy_wait_polling != 0)))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * batch.h -- the bookkeeping of the client's I/O path (pure, header-only, no
+ * ring.h -- the bookkeeping of the client's I/O path (pure, header-only, no
  * fio, no RDMA): the ring of posted requests and the span a flush covers.
  *
  * The ring holds the requests (fio io_us) in the order they were posted on
@@ -15,8 +15,8 @@
  *
  * Capacity is a power of two so that counter wrap-around is harmless.
  */
-#ifndef RPMAFIO_BATCH_H
-#define RPMAFIO_BATCH_H
+#ifndef RPMAFIO_RING_H
+#define RPMAFIO_RING_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -155,4 +155,4 @@ static inline uint32_t rpmafio_sq_size(uint32_t iodepth)
 	return 2 * (iodepth ? iodepth : 1);
 }
 
-#endif /* RPMAFIO_BATCH_H */
+#endif /* RPMAFIO_RING_H */
