@@ -63,19 +63,12 @@ int rpma_flush_delete(struct rpma_flush **flush_ptr)
 }
 
 #ifdef RPMA_HAVE_IBV_WR_FLUSH
-static int flush_post_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 static int flush_native(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		size_t len, enum rpma_flush_type type, int flags, const void *op_context)
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
 	if (qpx == NULL)
-		return flush_post_failed(EOPNOTSUPP, "ibv_qp_to_qp_ex");
+		return RPMA_PROVIDER_FAILED(EOPNOTSUPP, "ibv_qp_to_qp_ex");
 
 	uint8_t placement = (type == RPMA_FLUSH_TYPE_PERSISTENT) ?
 		IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
@@ -85,7 +78,7 @@ static int flush_native(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t ds
 	ibv_wr_flush(qpx, rpma_mr_remote_get_rkey(dst), rpma_mr_remote_get_addr(dst) + dst_offset,
 		len, placement, IBV_FLUSH_RANGE);
 	int ret = ibv_wr_complete(qpx);
-	return ret ? flush_post_failed(ret, "ibv_wr_complete") : 0;
+	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_wr_complete") : 0;
 }
 #endif
 

@@ -2,8 +2,9 @@
 /*
  * log.c -- the logging API: two thresholds, a replaceable log function and
  * the default one, which writes to syslog and, above the auxiliary
- * threshold, to stderr.
+ * threshold, to stderr. Also how a failed provider call is reported.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -100,6 +101,14 @@ const char *rpma_strerror_r_safe(int err)
 	/* strerrorname_np is short and thread-safe ("ENOMEM"); fall back to the number */
 	const char *name = strerrorname_np(err);
 	return name ? name : "unknown errno";
+}
+
+void rpma_report_provider_failure(const char *file, int line, const char *func, int err,
+		const char *call)
+{
+	RPMA_LOG_AT(RPMA_LOG_LEVEL_ERROR, file, line, func, RPMA_LOG_FAILED_CALL_FMT, call,
+		rpma_strerror_r_safe(err));
+	errno = err;
 }
 
 int rpma_log_set_threshold(enum rpma_log_threshold threshold, enum rpma_log_level level)

@@ -45,14 +45,6 @@ struct rpma_mr_remote {
 #define DESC_OFF_RKEY 16
 #define DESC_OFF_USAGE 20
 
-/* A provider call failed with err: log it and leave it in errno for the caller. */
-static int mr_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 /* ---- registration ---- */
 
 /*
@@ -130,8 +122,7 @@ int rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 	int ret = ibv_dereg_mr(mr->ibv_mr);
 	if (ret) {
 		/* the registration is still alive, so the object stays with the caller */
-		(void)mr_provider_failed(ret, "ibv_dereg_mr");
-		return RPMA_E_PROVIDER;
+		return RPMA_PROVIDER_FAILED(ret, "ibv_dereg_mr");
 	}
 
 	free(mr);
@@ -363,7 +354,7 @@ int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advi
 	};
 	int ret = ibv_advise_mr(mr->ibv_mr->pd, (enum ibv_advise_mr_advice)advice, flags, &sge, 1);
 	if (ret) {
-		(void)mr_provider_failed(ret, "ibv_advise_mr");
+		(void)RPMA_PROVIDER_FAILED(ret, "ibv_advise_mr");
 		return mr_advise_error(ret);
 	}
 
@@ -464,14 +455,14 @@ static int mr_atomic_write_native(struct ibv_qp *qp, struct rpma_mr_remote *dst,
 {
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
 	if (qpx == NULL)
-		return mr_provider_failed(EOPNOTSUPP, "ibv_qp_to_qp_ex");
+		return RPMA_PROVIDER_FAILED(EOPNOTSUPP, "ibv_qp_to_qp_ex");
 
 	ibv_wr_start(qpx);
 	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
 	qpx->wr_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
 	ibv_wr_atomic_write(qpx, dst->rkey, dst->raddr + dst_offset, src);
 	int ret = ibv_wr_complete(qpx);
-	return ret ? mr_provider_failed(ret, "ibv_wr_complete") : 0;
+	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_wr_complete") : 0;
 }
 #endif
 
@@ -535,7 +526,7 @@ int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, si
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_recv(qp, &wr, &bad_wr);
-	return ret ? mr_provider_failed(ret, "ibv_post_recv") : 0;
+	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_post_recv") : 0;
 }
 
 int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
@@ -546,5 +537,5 @@ int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offs
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_srq_recv(srq, &wr, &bad_wr);
-	return ret ? mr_provider_failed(ret, "ibv_post_srq_recv") : 0;
+	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_post_srq_recv") : 0;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* post_list.c -- send work requests collected for one doorbell */
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include "librpma.h"
@@ -55,9 +54,7 @@ static int post_list_ring(struct ibv_qp *qp, struct ibv_send_wr *first)
 	int ret = ibv_post_send(qp, first, &bad_wr);
 	if (ret == 0)
 		return 0;
-	RPMA_LOG_ERROR_ERRNO(ret, "ibv_post_send");
-	errno = ret;
-	return RPMA_E_PROVIDER;
+	return RPMA_PROVIDER_FAILED(ret, "ibv_post_send");
 }
 
 int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp)

@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* log_test.c -- thresholds, the custom log function and the default one */
+/*
+ * log_test.c -- thresholds, the custom log function and the default one; a
+ * failed provider call's line
+ */
+#include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -10,31 +14,12 @@
 
 #include "librpma.h"
 #include "log.h"
-
-static int calls;
-static enum rpma_log_level last_level;
-static char last_message[256];
-static char last_file[64];
-
-static void capture(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)line_no;
-	(void)function_name;
-	va_list ap;
-	va_start(ap, message_format);
-	vsnprintf(last_message, sizeof(last_message), message_format, ap);
-	va_end(ap);
-	snprintf(last_file, sizeof(last_file), "%s", file_name);
-	last_level = level;
-	calls++;
-}
+#include "test_log.h"
 
 static int reset(void **state)
 {
 	(void)state;
-	calls = 0;
-	last_message[0] = '\0';
+	memset(&test_log_last, 0, sizeof(test_log_last));
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_LEVEL_ERROR), 0);
 	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
@@ -82,32 +67,46 @@ static void threshold_invalid_arguments(void **state)
 static void custom_function_gets_messages_up_to_threshold(void **state)
 {
 	(void)state;
-	assert_int_equal(rpma_log_set_function(capture), 0);
+	test_log_record_start();
 	RPMA_LOG_ERROR("answer %d", 42);
-	assert_int_equal(calls, 1);
-	assert_int_equal(last_level, RPMA_LOG_LEVEL_ERROR);
-	assert_string_equal(last_message, "answer 42");
-	assert_string_equal(last_file, "log_test.c"); /* base name only */
+	assert_int_equal(test_log_last.count, 1);
+	assert_int_equal(test_log_last.level, RPMA_LOG_LEVEL_ERROR);
+	assert_string_equal(test_log_last.message, "answer 42");
+	assert_string_equal(test_log_last.file, "log_test.c"); /* base name only */
 
 	RPMA_LOG_INFO("below the threshold");
-	assert_int_equal(calls, 1);
+	assert_int_equal(test_log_last.count, 1);
 
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
 	RPMA_LOG_DEBUG("now it passes");
-	assert_int_equal(calls, 2);
+	assert_int_equal(test_log_last.count, 2);
 
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED), 0);
 	RPMA_LOG_FATAL("disabled");
-	assert_int_equal(calls, 2);
+	assert_int_equal(test_log_last.count, 2);
 }
 
 static void errno_helper_names_the_error(void **state)
 {
 	(void)state;
-	assert_int_equal(rpma_log_set_function(capture), 0);
+	test_log_record_start();
 	RPMA_LOG_ERROR_ERRNO(ENOMEM, "ibv_create_cq");
-	assert_non_null(strstr(last_message, "ibv_create_cq"));
-	assert_non_null(strstr(last_message, "ENOMEM"));
+	assert_string_equal(test_log_last.message, "ibv_create_cq() failed: ENOMEM");
+}
+
+/* The line names the call and its errno, at the caller's place; errno is the provider's. */
+static void provider_failed_logs_at_the_callers_place(void **state)
+{
+	(void)state;
+	test_log_record_start();
+	errno = 0;
+	assert_int_equal(RPMA_PROVIDER_FAILED(EBUSY, "ibv_dealloc_pd"), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(test_log_last.count, 1);
+	assert_int_equal(test_log_last.level, RPMA_LOG_LEVEL_ERROR);
+	assert_string_equal(test_log_last.message, "ibv_dealloc_pd() failed: EBUSY");
+	assert_string_equal(test_log_last.file, "log_test.c");
+	assert_string_equal(test_log_last.function, __func__);
 }
 
 /* The default function prints errors to stderr (aux threshold) and not infos. */
@@ -146,6 +145,7 @@ int main(void)
 		cmocka_unit_test_setup(threshold_invalid_arguments, reset),
 		cmocka_unit_test_setup(custom_function_gets_messages_up_to_threshold, reset),
 		cmocka_unit_test_setup(errno_helper_names_the_error, reset),
+		cmocka_unit_test_setup(provider_failed_logs_at_the_callers_place, reset),
 		cmocka_unit_test_setup(default_function_writes_stderr, reset),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
