@@ -62,4 +62,44 @@ void rpma_report_provider_failure(const char *file, int line, const char *func, 
 	(rpma_report_provider_failure(__FILE__, __LINE__, __func__, (err), (call)), \
 	RPMA_E_PROVIDER)
 
+/*
+ * A work request as the log line of its failed post shows it: what a user
+ * needs to report a device problem. Built only when posting failed.
+ */
+struct rpma_wr_fields {
+	const char *opcode;	/* "RDMA_WRITE", "RECV", "FLUSH", ... */
+	uint64_t wr_id;		/* the operation's op_context */
+	bool has_local;		/* a local buffer at local_addr */
+	uint64_t local_addr;
+	uint64_t length;	/* bytes it moves; a flush's: of the remote range */
+	bool has_remote;	/* a remote range at remote_addr, under rkey */
+	uint64_t remote_addr;
+	uint32_t rkey;
+	bool has_send_flags;	/* receives have none */
+	unsigned send_flags;	/* IBV_SEND_* */
+};
+
+/* The fields of a send-queue or a receive work request, as posted. */
+struct rpma_wr_fields rpma_wr_fields_of_send(const struct ibv_send_wr *wr);
+struct rpma_wr_fields rpma_wr_fields_of_recv(const struct ibv_recv_wr *wr);
+/*
+ * The fields of a request on a remote range posted through the extended
+ * interface (ibv_wr_*), which keeps no copy of it to take them from.
+ */
+struct rpma_wr_fields rpma_wr_fields_of_remote(const char *opcode, const void *op_context,
+		unsigned send_flags, uint64_t remote_addr, uint32_t rkey, uint64_t length);
+
+/*
+ * Posting wr failed in the provider call named call with err: as
+ * rpma_report_provider_failure(), and the log line also names wr's fields:
+ * "ibv_post_send() failed: ENOMEM; work request: opcode=RDMA_WRITE ...".
+ * wr is taken by value so a caller passes a builder's result in one line.
+ */
+void rpma_report_post_failure(const char *file, int line, const char *func, int err,
+		const char *call, struct rpma_wr_fields wr);
+/* Report it at the caller's place; the value is RPMA_E_PROVIDER. */
+#define RPMA_POST_FAILED(err, call, wr) \
+	(rpma_report_post_failure(__FILE__, __LINE__, __func__, (err), (call), (wr)), \
+	RPMA_E_PROVIDER)
+
 #endif /* RPMA_LOG_H */

@@ -446,6 +446,17 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 }
 
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
+/* Build the atomic write on qpx and ring for it: the provider's errno or 0. */
+static int mr_atomic_write_post(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		const char src[8], unsigned send_flags, const void *op_context)
+{
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = send_flags;
+	ibv_wr_atomic_write(qpx, rkey, remote_addr, src);
+	return ibv_wr_complete(qpx);
+}
+
 /*
  * The fence keeps the write behind earlier reads (an emulated flush): on an
  * RC QP a later write may otherwise be executed before an earlier read.
@@ -453,16 +464,19 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 static int mr_atomic_write_native(struct ibv_qp *qp, struct rpma_mr_remote *dst,
 		size_t dst_offset, const char src[8], int flags, const void *op_context)
 {
+	uint64_t remote_addr = dst->raddr + dst_offset;
+	unsigned send_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
-	if (qpx == NULL)
-		return RPMA_PROVIDER_FAILED(EOPNOTSUPP, "ibv_qp_to_qp_ex");
+	int err = qpx ? mr_atomic_write_post(qpx, dst->rkey, remote_addr, src, send_flags,
+		op_context) : EOPNOTSUPP;
+	if (err == 0)
+		return 0;
 
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
-	ibv_wr_atomic_write(qpx, dst->rkey, dst->raddr + dst_offset, src);
-	int ret = ibv_wr_complete(qpx);
-	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_wr_complete") : 0;
+	struct rpma_wr_fields failed = rpma_wr_fields_of_remote("ATOMIC_WRITE", op_context,
+		send_flags, remote_addr, dst->rkey, RPMA_ATOMIC_WRITE_ALIGNMENT);
+	failed.has_local = true; /* the caller's 8 bytes */
+	failed.local_addr = (uint64_t)(uintptr_t)src;
+	return RPMA_POST_FAILED(err, qpx ? "ibv_wr_complete" : "ibv_qp_to_qp_ex", failed);
 }
 #endif
 
@@ -526,7 +540,7 @@ int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, si
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_recv(qp, &wr, &bad_wr);
-	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_post_recv") : 0;
+	return ret ? RPMA_POST_FAILED(ret, "ibv_post_recv", rpma_wr_fields_of_recv(&wr)) : 0;
 }
 
 int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
@@ -537,5 +551,5 @@ int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offs
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_srq_recv(srq, &wr, &bad_wr);
-	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_post_srq_recv") : 0;
+	return ret ? RPMA_POST_FAILED(ret, "ibv_post_srq_recv", rpma_wr_fields_of_recv(&wr)) : 0;
 }

@@ -43,6 +43,27 @@ void test_log_record_start(void)
 	assert_int_equal(rpma_log_set_function(test_log_record), 0);
 }
 
+void test_log_assert_has(const char *first, ...)
+{
+	va_list ap;
+	va_start(ap, first);
+	for (const char *part = first; part != NULL; part = va_arg(ap, const char *)) {
+		if (strstr(test_log_last.message, part) == NULL)
+			fail_msg("the log line lacks \"%s\": \"%s\"", part, test_log_last.message);
+	}
+	va_end(ap);
+}
+
+void test_log_assert_line(const char *fmt, ...)
+{
+	char expected[sizeof(test_log_last.message)];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(expected, sizeof(expected), fmt, ap);
+	va_end(ap);
+	assert_string_equal(test_log_last.message, expected);
+}
+
 int test_setup_quiet(void **state)
 {
 	(void)state;

@@ -26,6 +26,14 @@ void test_log_record(enum rpma_log_level level, const char *file_name, const int
 /* Forget what was kept and make test_log_record the log function. */
 void test_log_record_start(void);
 
+/*
+ * Fail the test unless the last message kept contains each of the strings,
+ * a NULL-terminated list; the failure names the missing one and the message.
+ */
+void test_log_assert_has(const char *first, ...) __attribute__((sentinel));
+/* Fail the test unless the last message kept is the line fmt formats. */
+void test_log_assert_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* The usual cmocka fixture pair: a fresh fake provider and a quiet log; at the end
  * no fake object may be left alive and the default log function is back. */
 int test_setup_quiet(void **state);
