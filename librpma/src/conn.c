@@ -33,14 +33,6 @@ struct rpma_conn {
 	struct rpma_peer *peer;
 };
 
-/* Log a failed provider call, keeping the errno it set for the caller. */
-static int conn_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 		struct rpma_conn **conn_ptr)
 {
@@ -62,13 +54,13 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 
 	conn->evch = rdma_create_event_channel();
 	if (conn->evch == NULL) {
-		ret = conn_provider_failed(errno, "rdma_create_event_channel");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_create_event_channel");
 		goto err_flush_delete;
 	}
 
 	/* the last step that can fail: only now does the id change hands */
 	if (rdma_migrate_id(parts->id, conn->evch)) {
-		ret = conn_provider_failed(errno, "rdma_migrate_id");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_migrate_id");
 		goto err_destroy_evch;
 	}
 
@@ -210,7 +202,7 @@ int rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 		/* a non-blocking channel with nothing queued */
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return RPMA_E_NO_EVENT;
-		return conn_provider_failed(errno, "rdma_get_cm_event");
+		return RPMA_PROVIDER_FAILED(errno, "rdma_get_cm_event");
 	}
 
 	enum rpma_conn_event conn_event = conn_event_of(edata->event);
@@ -224,7 +216,7 @@ int rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
 
 	/* every event is acked, or destroying the id would wait for it forever */
 	if (rdma_ack_cm_event(edata)) {
-		int err = conn_provider_failed(errno, "rdma_ack_cm_event");
+		int err = RPMA_PROVIDER_FAILED(errno, "rdma_ack_cm_event");
 		if (ret == 0)
 			ret = err;
 	}
@@ -331,7 +323,7 @@ int rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq_ptr, b
 	/* re-arm, so the next completion raises the next event */
 	int err = ibv_req_notify_cq(ev_cq, 0);
 	if (err)
-		return conn_provider_failed(err, "ibv_req_notify_cq");
+		return RPMA_PROVIDER_FAILED(err, "ibv_req_notify_cq");
 
 	*cq_ptr = cq;
 	if (is_rcq != NULL)
@@ -347,7 +339,7 @@ int rpma_conn_disconnect(struct rpma_conn *conn)
 		return RPMA_E_INVAL;
 
 	if (rdma_disconnect(conn->id))
-		return conn_provider_failed(errno, "rdma_disconnect");
+		return RPMA_PROVIDER_FAILED(errno, "rdma_disconnect");
 
 	return 0;
 }
@@ -377,14 +369,14 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 		conn_keep_first(&ret, rpma_cq_delete(&conn->rcq));
 
 	if (rdma_destroy_id(conn->id))
-		conn_keep_first(&ret, conn_provider_failed(errno, "rdma_destroy_id"));
+		conn_keep_first(&ret, RPMA_PROVIDER_FAILED(errno, "rdma_destroy_id"));
 	rdma_destroy_event_channel(conn->evch);
 
 	/* after both CQs, which used it */
 	if (conn->channel != NULL) {
 		int err = ibv_destroy_comp_channel(conn->channel);
 		if (err)
-			conn_keep_first(&ret, conn_provider_failed(err, "ibv_destroy_comp_channel"));
+			conn_keep_first(&ret, RPMA_PROVIDER_FAILED(err, "ibv_destroy_comp_channel"));
 	}
 
 	rpma_post_list_delete(&conn->post_list);

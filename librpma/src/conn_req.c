@@ -36,14 +36,6 @@ struct rpma_conn_req {
 	struct rpma_peer *peer;
 };
 
-/* Log a failed provider call, keeping the errno it set for the caller. */
-static int req_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 static void req_keep_first(int *first, int ret)
 {
 	if (*first == 0)
@@ -89,7 +81,7 @@ static int req_release_queues(struct rpma_conn_req *req)
 	if (req->channel != NULL) {
 		int err = ibv_destroy_comp_channel(req->channel);
 		if (err)
-			req_keep_first(&ret, req_provider_failed(err, "ibv_destroy_comp_channel"));
+			req_keep_first(&ret, RPMA_PROVIDER_FAILED(err, "ibv_destroy_comp_channel"));
 		req->channel = NULL;
 	}
 	return ret;
@@ -117,7 +109,7 @@ static int req_setup(struct rpma_peer *peer, struct rdma_cm_id *id,
 	if (shared) {
 		req->channel = ibv_create_comp_channel(id->verbs);
 		if (req->channel == NULL) {
-			ret = req_provider_failed(errno, "ibv_create_comp_channel");
+			ret = RPMA_PROVIDER_FAILED(errno, "ibv_create_comp_channel");
 			goto err_free;
 		}
 	}
@@ -156,13 +148,13 @@ static int req_release(struct rpma_conn_req *req)
 {
 	int ret = 0;
 	if (req->passive && rdma_reject(req->id, NULL, 0))
-		ret = req_provider_failed(errno, "rdma_reject");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_reject");
 	if (req->edata != NULL && rdma_ack_cm_event(req->edata))
-		req_keep_first(&ret, req_provider_failed(errno, "rdma_ack_cm_event"));
+		req_keep_first(&ret, RPMA_PROVIDER_FAILED(errno, "rdma_ack_cm_event"));
 
 	req_keep_first(&ret, req_release_queues(req));
 	if (rdma_destroy_id(req->id))
-		req_keep_first(&ret, req_provider_failed(errno, "rdma_destroy_id"));
+		req_keep_first(&ret, RPMA_PROVIDER_FAILED(errno, "rdma_destroy_id"));
 
 	rpma_private_data_delete(&req->pdata);
 	free(req);
@@ -182,7 +174,7 @@ static int req_resolve_active_id(const char *addr, const char *port, int timeout
 
 	struct rdma_cm_id *id = NULL;
 	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
-		ret = req_provider_failed(errno, "rdma_create_id");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_create_id");
 		goto err_info_delete;
 	}
 
@@ -191,7 +183,7 @@ static int req_resolve_active_id(const char *addr, const char *port, int timeout
 		goto err_destroy_id;
 
 	if (rdma_resolve_route(id, timeout_ms)) {
-		ret = req_provider_failed(errno, "rdma_resolve_route");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_resolve_route");
 		goto err_destroy_id;
 	}
 
@@ -275,9 +267,9 @@ static int req_initiate(struct rdma_cm_id *id, bool passive,
 
 	if (passive) {
 		if (rdma_accept(id, &param))
-			return req_provider_failed(errno, "rdma_accept");
+			return RPMA_PROVIDER_FAILED(errno, "rdma_accept");
 	} else if (rdma_connect(id, &param)) {
-		return req_provider_failed(errno, "rdma_connect");
+		return RPMA_PROVIDER_FAILED(errno, "rdma_connect");
 	}
 	return 0;
 }
@@ -307,7 +299,7 @@ int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 		struct rdma_cm_event *edata = req->edata;
 		req->edata = NULL; /* not to be acked twice, even if this fails */
 		if (rdma_ack_cm_event(edata)) {
-			ret = req_provider_failed(errno, "rdma_ack_cm_event");
+			ret = RPMA_PROVIDER_FAILED(errno, "rdma_ack_cm_event");
 			(void)req_release(req);
 			return ret;
 		}

@@ -16,14 +16,6 @@ struct rpma_cq {
 	bool owns_channel;
 };
 
-/* A provider call failed with err: log it and leave it in errno for the caller. */
-static int cq_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 int rpma_cq_new(struct ibv_context *ibv_ctx, int cqe, struct ibv_comp_channel *shared_channel,
 		struct rpma_cq **cq_ptr)
 {
@@ -35,19 +27,19 @@ int rpma_cq_new(struct ibv_context *ibv_ctx, int cqe, struct ibv_comp_channel *s
 	if (channel == NULL) {
 		channel = ibv_create_comp_channel(ibv_ctx);
 		if (channel == NULL)
-			return cq_provider_failed(errno, "ibv_create_comp_channel");
+			return RPMA_PROVIDER_FAILED(errno, "ibv_create_comp_channel");
 	}
 
 	struct ibv_cq *ibv_cq = ibv_create_cq(ibv_ctx, cqe, NULL, channel, 0);
 	if (ibv_cq == NULL) {
-		ret = cq_provider_failed(errno, "ibv_create_cq");
+		ret = RPMA_PROVIDER_FAILED(errno, "ibv_create_cq");
 		goto err_destroy_channel;
 	}
 
 	/* armed from the start, so the first completion already raises an event */
 	int err = ibv_req_notify_cq(ibv_cq, 0);
 	if (err) {
-		ret = cq_provider_failed(err, "ibv_req_notify_cq");
+		ret = RPMA_PROVIDER_FAILED(err, "ibv_req_notify_cq");
 		goto err_destroy_cq;
 	}
 
@@ -133,7 +125,7 @@ int rpma_cq_wait(struct rpma_cq *cq)
 
 	int err = ibv_req_notify_cq(cq->ibv_cq, 0);
 	if (err)
-		return cq_provider_failed(err, "ibv_req_notify_cq");
+		return RPMA_PROVIDER_FAILED(err, "ibv_req_notify_cq");
 
 	return 0;
 }
@@ -152,7 +144,7 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc,
 		return RPMA_E_NO_COMPLETION;
 	if (got < 0) {
 		/* providers report a failed poll as a negative errno */
-		return cq_provider_failed(-got, "ibv_poll_cq");
+		return RPMA_PROVIDER_FAILED(-got, "ibv_poll_cq");
 	}
 	if (got > num_entries) {
 		/* the provider broke its contract and gave no reason */

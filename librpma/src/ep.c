@@ -16,14 +16,6 @@ struct rpma_ep {
 	struct rdma_event_channel *evch;
 };
 
-/* Log a failed provider call, keeping the errno it set for the caller. */
-static int ep_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 /* Bind id to addr:port and listen on it. */
 static int ep_bind_and_listen(struct rdma_cm_id *id, const char *addr, const char *port)
 {
@@ -34,7 +26,7 @@ static int ep_bind_and_listen(struct rdma_cm_id *id, const char *addr, const cha
 
 	ret = rpma_info_bind_addr(info, id);
 	if (ret == 0 && rdma_listen(id, 0 /* the system's maximum backlog */))
-		ret = ep_provider_failed(errno, "rdma_listen");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_listen");
 
 	(void)rpma_info_delete(&info);
 	return ret;
@@ -54,12 +46,12 @@ int rpma_ep_listen(struct rpma_peer *peer, const char *addr, const char *port,
 	ep->peer = peer;
 	ep->evch = rdma_create_event_channel();
 	if (ep->evch == NULL) {
-		ret = ep_provider_failed(errno, "rdma_create_event_channel");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_create_event_channel");
 		goto err_free;
 	}
 
 	if (rdma_create_id(ep->evch, &ep->id, NULL, RDMA_PS_TCP)) {
-		ret = ep_provider_failed(errno, "rdma_create_id");
+		ret = RPMA_PROVIDER_FAILED(errno, "rdma_create_id");
 		goto err_destroy_evch;
 	}
 
@@ -90,7 +82,7 @@ int rpma_ep_shutdown(struct rpma_ep **ep_ptr)
 
 	/* on failure the endpoint stays whole (*ep_ptr untouched), so a retry is possible */
 	if (rdma_destroy_id(ep->id))
-		return ep_provider_failed(errno, "rdma_destroy_id");
+		return RPMA_PROVIDER_FAILED(errno, "rdma_destroy_id");
 
 	rdma_destroy_event_channel(ep->evch);
 	free(ep);
@@ -131,7 +123,7 @@ int rpma_ep_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 		/* a non-blocking channel with nothing queued */
 		if (errno == EAGAIN || errno == EWOULDBLOCK)
 			return RPMA_E_NO_EVENT;
-		return ep_provider_failed(errno, "rdma_get_cm_event");
+		return RPMA_PROVIDER_FAILED(errno, "rdma_get_cm_event");
 	}
 
 	if (event->event != RDMA_CM_EVENT_CONNECT_REQUEST) {

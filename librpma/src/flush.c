@@ -63,29 +63,33 @@ int rpma_flush_delete(struct rpma_flush **flush_ptr)
 }
 
 #ifdef RPMA_HAVE_IBV_WR_FLUSH
-static int flush_post_failed(int err, const char *call)
+/* Build the flush on qpx and ring for it: the provider's errno or 0. */
+static int flush_native_post(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		size_t len, uint8_t placement, unsigned send_flags, const void *op_context)
 {
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = send_flags;
+	ibv_wr_flush(qpx, rkey, remote_addr, len, placement, IBV_FLUSH_RANGE);
+	return ibv_wr_complete(qpx);
 }
 
 static int flush_native(struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
 		size_t len, enum rpma_flush_type type, int flags, const void *op_context)
 {
-	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
-	if (qpx == NULL)
-		return flush_post_failed(EOPNOTSUPP, "ibv_qp_to_qp_ex");
-
+	uint32_t rkey = rpma_mr_remote_get_rkey(dst);
+	uint64_t remote_addr = rpma_mr_remote_get_addr(dst) + dst_offset;
+	unsigned send_flags = rpma_mr_send_flags(flags);
 	uint8_t placement = (type == RPMA_FLUSH_TYPE_PERSISTENT) ?
 		IBV_FLUSH_PERSISTENT : IBV_FLUSH_GLOBAL;
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = rpma_mr_send_flags(flags);
-	ibv_wr_flush(qpx, rpma_mr_remote_get_rkey(dst), rpma_mr_remote_get_addr(dst) + dst_offset,
-		len, placement, IBV_FLUSH_RANGE);
-	int ret = ibv_wr_complete(qpx);
-	return ret ? flush_post_failed(ret, "ibv_wr_complete") : 0;
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	int err = qpx ? flush_native_post(qpx, rkey, remote_addr, len, placement, send_flags,
+		op_context) : EOPNOTSUPP;
+	if (err == 0)
+		return 0;
+
+	return RPMA_POST_FAILED(err, qpx ? "ibv_wr_complete" : "ibv_qp_to_qp_ex",
+		rpma_wr_fields_of_remote("FLUSH", op_context, send_flags, remote_addr, rkey, len));
 }
 #endif
 

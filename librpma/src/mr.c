@@ -45,14 +45,6 @@ struct rpma_mr_remote {
 #define DESC_OFF_RKEY 16
 #define DESC_OFF_USAGE 20
 
-/* A provider call failed with err: log it and leave it in errno for the caller. */
-static int mr_provider_failed(int err, const char *call)
-{
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 /* ---- registration ---- */
 
 /*
@@ -130,8 +122,7 @@ int rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 	int ret = ibv_dereg_mr(mr->ibv_mr);
 	if (ret) {
 		/* the registration is still alive, so the object stays with the caller */
-		(void)mr_provider_failed(ret, "ibv_dereg_mr");
-		return RPMA_E_PROVIDER;
+		return RPMA_PROVIDER_FAILED(ret, "ibv_dereg_mr");
 	}
 
 	free(mr);
@@ -363,7 +354,7 @@ int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advi
 	};
 	int ret = ibv_advise_mr(mr->ibv_mr->pd, (enum ibv_advise_mr_advice)advice, flags, &sge, 1);
 	if (ret) {
-		(void)mr_provider_failed(ret, "ibv_advise_mr");
+		(void)RPMA_PROVIDER_FAILED(ret, "ibv_advise_mr");
 		return mr_advise_error(ret);
 	}
 
@@ -455,6 +446,17 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 }
 
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
+/* Build the atomic write on qpx and ring for it: the provider's errno or 0. */
+static int mr_atomic_write_post(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		const char src[8], unsigned send_flags, const void *op_context)
+{
+	ibv_wr_start(qpx);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = send_flags;
+	ibv_wr_atomic_write(qpx, rkey, remote_addr, src);
+	return ibv_wr_complete(qpx);
+}
+
 /*
  * The fence keeps the write behind earlier reads (an emulated flush): on an
  * RC QP a later write may otherwise be executed before an earlier read.
@@ -462,16 +464,19 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 static int mr_atomic_write_native(struct ibv_qp *qp, struct rpma_mr_remote *dst,
 		size_t dst_offset, const char src[8], int flags, const void *op_context)
 {
+	uint64_t remote_addr = dst->raddr + dst_offset;
+	unsigned send_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
 	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
-	if (qpx == NULL)
-		return mr_provider_failed(EOPNOTSUPP, "ibv_qp_to_qp_ex");
+	int err = qpx ? mr_atomic_write_post(qpx, dst->rkey, remote_addr, src, send_flags,
+		op_context) : EOPNOTSUPP;
+	if (err == 0)
+		return 0;
 
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
-	ibv_wr_atomic_write(qpx, dst->rkey, dst->raddr + dst_offset, src);
-	int ret = ibv_wr_complete(qpx);
-	return ret ? mr_provider_failed(ret, "ibv_wr_complete") : 0;
+	struct rpma_wr_fields failed = rpma_wr_fields_of_remote("ATOMIC_WRITE", op_context,
+		send_flags, remote_addr, dst->rkey, RPMA_ATOMIC_WRITE_ALIGNMENT);
+	failed.has_local = true; /* the caller's 8 bytes */
+	failed.local_addr = (uint64_t)(uintptr_t)src;
+	return RPMA_POST_FAILED(err, qpx ? "ibv_wr_complete" : "ibv_qp_to_qp_ex", failed);
 }
 #endif
 
@@ -535,7 +540,7 @@ int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, si
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_recv(qp, &wr, &bad_wr);
-	return ret ? mr_provider_failed(ret, "ibv_post_recv") : 0;
+	return ret ? RPMA_POST_FAILED(ret, "ibv_post_recv", rpma_wr_fields_of_recv(&wr)) : 0;
 }
 
 int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
@@ -546,5 +551,5 @@ int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offs
 
 	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
 	int ret = ibv_post_srq_recv(srq, &wr, &bad_wr);
-	return ret ? mr_provider_failed(ret, "ibv_post_srq_recv") : 0;
+	return ret ? RPMA_POST_FAILED(ret, "ibv_post_srq_recv", rpma_wr_fields_of_recv(&wr)) : 0;
 }

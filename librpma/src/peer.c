@@ -60,15 +60,6 @@ static void peer_query_native_ops(struct rpma_peer *peer)
 		peer->native_flush ? "native" : "emulated");
 }
 
-/* Log a failed provider call; errno stays what the provider set, for the caller. */
-static int peer_provider_failed(const char *call)
-{
-	int err = errno;
-	RPMA_LOG_ERROR_ERRNO(err, call);
-	errno = err;
-	return RPMA_E_PROVIDER;
-}
-
 /* ENOMEM and "no reason given" have codes of their own, per rpma_peer_new(3). */
 static int peer_pd_error(int err)
 {
@@ -91,7 +82,7 @@ int rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 	struct ibv_pd *pd = ibv_alloc_pd(ibv_ctx);
 	if (pd == NULL) {
 		int err = errno;
-		(void)peer_provider_failed("ibv_alloc_pd");
+		(void)RPMA_PROVIDER_FAILED(err, "ibv_alloc_pd");
 		return peer_pd_error(err);
 	}
 
@@ -125,10 +116,8 @@ int rpma_peer_delete(struct rpma_peer **peer_ptr)
 
 	/* On failure the peer stays whole, so the caller may release what holds the PD and retry. */
 	int err = ibv_dealloc_pd(peer->pd); /* returns the errno value */
-	if (err) {
-		errno = err;
-		return peer_provider_failed("ibv_dealloc_pd");
-	}
+	if (err)
+		return RPMA_PROVIDER_FAILED(err, "ibv_dealloc_pd");
 
 	free(peer);
 	*peer_ptr = NULL;
@@ -184,9 +173,8 @@ int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpm
 		attr.send_ops_flags = peer_send_ops_flags(peer);
 	}
 
-	if (rdma_create_qp_ex(id, &attr)) {
-		return peer_provider_failed("rdma_create_qp_ex");
-	}
+	if (rdma_create_qp_ex(id, &attr))
+		return RPMA_PROVIDER_FAILED(errno, "rdma_create_qp_ex");
 
 	return 0;
 }
@@ -205,8 +193,7 @@ int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *a
 		if (err == EOPNOTSUPP && !peer->is_odp_supported)
 			RPMA_LOG_ERROR("the device cannot pin this memory (an fsdax file mapping?) "
 				"and has no On-Demand Paging to register it otherwise");
-		errno = err; /* logging may clobber it */
-		return peer_provider_failed("ibv_reg_mr");
+		return RPMA_PROVIDER_FAILED(err, "ibv_reg_mr");
 	}
 
 	*ibv_mr_ptr = mr;
@@ -222,9 +209,8 @@ int rpma_peer_create_srq(struct rpma_peer *peer, uint32_t rq_size, struct ibv_sr
 	attr.attr.max_sge = RPMA_PEER_MAX_SGE;
 
 	struct ibv_srq *srq = ibv_create_srq(peer->pd, &attr);
-	if (srq == NULL) {
-		return peer_provider_failed("ibv_create_srq");
-	}
+	if (srq == NULL)
+		return RPMA_PROVIDER_FAILED(errno, "ibv_create_srq");
 
 	*ibv_srq_ptr = srq;
 	return 0;

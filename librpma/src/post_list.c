@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-3-Clause
 /* post_list.c -- send work requests collected for one doorbell */
 
-#include <errno.h>
 #include <stdlib.h>
 
 #include "librpma.h"
@@ -51,13 +50,13 @@ bool rpma_post_list_is_open(const struct rpma_post_list *list)
 
 static int post_list_ring(struct ibv_qp *qp, struct ibv_send_wr *first)
 {
-	struct ibv_send_wr *bad_wr;
+	/* the provider points bad_wr at the request it refused: the log names that one */
+	struct ibv_send_wr *bad_wr = first;
 	int ret = ibv_post_send(qp, first, &bad_wr);
 	if (ret == 0)
 		return 0;
-	RPMA_LOG_ERROR_ERRNO(ret, "ibv_post_send");
-	errno = ret;
-	return RPMA_E_PROVIDER;
+	return RPMA_POST_FAILED(ret, "ibv_post_send",
+		rpma_wr_fields_of_send(bad_wr ? bad_wr : first));
 }
 
 int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp)

@@ -34,6 +34,7 @@ static unsigned malloc_fail_at;
 
 struct fake_device fake_device;
 struct fake_posted fake_posted;
+unsigned fake_send_bad_wr_index;
 struct fake_addr fake_addr;
 struct fake_conn_param fake_last_conn_param;
 struct ibv_qp_init_attr_ex fake_last_qp_attr;
@@ -613,6 +614,8 @@ static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_
 	int err = enter("ibv_post_send");
 	if (err) {
 		*bad = wr;
+		for (unsigned i = 0; i < fake_send_bad_wr_index && (*bad)->next; i++)
+			*bad = (*bad)->next;
 		return errno_of(err) ? errno_of(err) : EIO;
 	}
 	fake_posted.count++;
@@ -935,6 +938,7 @@ void fake_reset(void)
 	memset(counters, 0, sizeof(counters));
 	memset(&fake_device, 0, sizeof(fake_device));
 	memset(&fake_posted, 0, sizeof(fake_posted));
+	fake_send_bad_wr_index = 0;
 	memset(&fake_last_conn_param, 0, sizeof(fake_last_conn_param));
 	memset(&fake_last_qp_attr, 0, sizeof(fake_last_qp_attr));
 	memset(&fake_last_srq_attr, 0, sizeof(fake_last_srq_attr));

@@ -85,6 +85,12 @@ struct fake_posted {
 	uint8_t wr_flush_level;
 };
 extern struct fake_posted fake_posted;
+/*
+ * The request of its chain (0: the first) that a failing ibv_post_send points
+ * bad_wr at, as a device does that took the ones before it; past the chain's
+ * end, its last.
+ */
+extern unsigned fake_send_bad_wr_index;
 
 /* What the last rdma_connect/rdma_accept/rdma_reject carried. */
 struct fake_conn_param {

@@ -5,7 +5,8 @@
  * flush-capable device gets a QP with the flush send operation, and
  * rpma_flush_execute() posts one ibv_wr_flush over exactly the requested
  * range with the right placement -- to a remote region the application
- * vouched for; any other region gets the emulating read.
+ * vouched for; any other region gets the emulating read. A failed one logs
+ * the flush's fields.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -169,10 +170,33 @@ static void execute_complete_fails(void **state)
 {
 	(void)state;
 	fake_fail("ibv_wr_complete", 1, ENOMEM);
-	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 0, 64,
+	test_log_record_start();
+	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 256, 64,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(fake_posted.count, 0);
+	test_log_assert_line("ibv_wr_complete() failed: ENOMEM; work request: opcode=FLUSH "
+		"wr_id=0xfeed length=64 remote_addr=0x7000100 rkey=0x5a5a send_flags=SIGNALED");
+}
+
+/* A QP without the extended interface cannot take the native flush: nothing is posted. */
+static void execute_without_extended_qp_fails(void **state)
+{
+	(void)state;
+	struct rdma_cm_id *plain_id = NULL;
+	struct ibv_qp_init_attr attr = {.qp_type = IBV_QPT_RC};
+	assert_int_equal(rdma_create_id(NULL, &plain_id, NULL, RDMA_PS_TCP), 0);
+	assert_int_equal(rdma_create_qp(plain_id, NULL, &attr), 0);
+	test_log_record_start();
+	errno = 0;
+	assert_int_equal(rpma_flush_execute(fx.flush, NULL, plain_id->qp, fx.dst, 0, 8,
+		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ON_ERROR, CTX), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EOPNOTSUPP);
+	assert_int_equal(fake_calls("ibv_wr_start"), 0);
+	test_log_assert_line("ibv_qp_to_qp_ex() failed: EOPNOTSUPP; work request: opcode=FLUSH "
+		"wr_id=0xfeed length=8 remote_addr=0x7000000 rkey=0x5a5a send_flags=UNSIGNALED");
+	rdma_destroy_qp(plain_id);
+	assert_int_equal(rdma_destroy_id(plain_id), 0);
 }
 
 #pragma GCC diagnostic push
@@ -240,6 +264,7 @@ int main(void)
 		T(set_flush_native_cases),
 		T(execute_posts_one_flush_over_the_range),
 		T(execute_complete_fails),
+		T(execute_without_extended_qp_fails),
 		T(flush_completion_reports_as_flush),
 		T(reg_gives_flush_access_on_native_device),
 	};

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "mr_test.h"
 #include "peer.h"
 #include "provider.h"
+#include "test_log.h"
 
 #define RADDR 0x10000ULL
 #define RKEY 0x77
@@ -208,10 +210,14 @@ void atomic_write_native(void **state)
 	assert_int_equal(fake_calls("ibv_wr_complete"), 1);
 
 	fake_fail("ibv_wr_complete", 1, ENOSPC);
-	assert_int_equal(rpma_mr_atomic_write(NULL, id->qp, remote, 0, value,
+	test_log_record_start();
+	assert_int_equal(rpma_mr_atomic_write(NULL, id->qp, remote, 8, value,
 		RPMA_F_COMPLETION_ON_ERROR, CTX, true), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(fake_posted.wr_flags, IBV_SEND_FENCE);
+	test_log_assert_line("ibv_wr_complete() failed: ENOSPC; work request: opcode=ATOMIC_WRITE "
+		"wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=8 remote_addr=0x10008 rkey=0x77 "
+		"send_flags=UNSIGNALED|FENCE", (uintptr_t)value);
 
 	assert_int_equal(rpma_mr_remote_delete(&remote), 0);
 	rdma_destroy_qp(id);
@@ -226,10 +232,14 @@ void atomic_write_native_without_extended_qp(void **state)
 	struct post_env *env = *state;
 	const char value[8] = {0};
 	errno = 0;
+	test_log_record_start();
 	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 0, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, true), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(fake_posted.count, 0);
+	test_log_assert_line("ibv_qp_to_qp_ex() failed: EOPNOTSUPP; work request: "
+		"opcode=ATOMIC_WRITE wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=8 "
+		"remote_addr=0x10000 rkey=0x77 send_flags=SIGNALED|FENCE", (uintptr_t)value);
 }
 #endif
 
@@ -279,36 +289,60 @@ void recv_and_srq_recv(void **state)
 	assert_int_equal(ibv_destroy_srq(srq), 0);
 }
 
+/* Each failed post: the code, errno, and a log line with the work request's fields. */
 void posting_failures(void **state)
 {
 	struct post_env *env = *state;
 	const char value[8] = {0};
 	struct ibv_srq *srq = NULL;
 	assert_int_equal(rpma_peer_create_srq(env->peer, 8, &srq), 0);
+	test_log_record_start();
 
 	fake_fail("ibv_post_send", 1, ENOMEM);
-	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 0, env->remote, 0, 8,
+	assert_int_equal(rpma_mr_read(NULL, env->qp, env->local, 16, env->remote, 32, 100,
 		RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
+	test_log_assert_line("ibv_post_send() failed: ENOMEM; work request: opcode=RDMA_READ "
+		"wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=100 remote_addr=0x10020 rkey=0x77 "
+		"send_flags=SIGNALED", (uintptr_t)(buf + 16));
+
 	fake_fail("ibv_post_send", 1, EINVAL);
-	assert_int_equal(rpma_mr_write(NULL, env->qp, env->remote, 0, env->local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, IBV_WR_RDMA_WRITE, 0, CTX), RPMA_E_PROVIDER);
+	assert_int_equal(rpma_mr_write(NULL, env->qp, env->remote, 64, env->local, 8, 40,
+		RPMA_F_COMPLETION_ON_ERROR, IBV_WR_RDMA_WRITE_WITH_IMM, 1, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EINVAL);
+	test_log_assert_line("ibv_post_send() failed: EINVAL; work request: "
+		"opcode=RDMA_WRITE_WITH_IMM wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=40 "
+		"remote_addr=0x10040 rkey=0x77 send_flags=UNSIGNALED", (uintptr_t)(buf + 8));
+
 	fake_fail("ibv_post_send", 1, ENOSPC);
 	assert_int_equal(rpma_mr_atomic_write(NULL, env->qp, env->remote, 0, value,
 		RPMA_F_COMPLETION_ALWAYS, CTX, false), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
+	test_log_assert_line("ibv_post_send() failed: ENOSPC; work request: opcode=RDMA_WRITE "
+		"wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=8 remote_addr=0x10000 rkey=0x77 "
+		"send_flags=SIGNALED|FENCE|INLINE", (uintptr_t)value);
+
 	fake_fail("ibv_post_send", 1, EAGAIN);
 	assert_int_equal(rpma_mr_send(NULL, env->qp, env->local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
 		IBV_WR_SEND, 0, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EAGAIN);
-	fake_fail("ibv_post_recv", 1, ENOMEM);
-	assert_int_equal(rpma_mr_recv(env->qp, env->local, 0, 8, CTX), RPMA_E_PROVIDER);
-	assert_int_equal(errno, ENOMEM);
-	fake_fail("ibv_post_srq_recv", 1, EINVAL);
-	assert_int_equal(rpma_mr_srq_recv(srq, env->local, 0, 8, CTX), RPMA_E_PROVIDER);
-	assert_int_equal(errno, EINVAL);
+	test_log_assert_line("ibv_post_send() failed: EAGAIN; work request: opcode=SEND "
+		"wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=8 send_flags=SIGNALED",
+		(uintptr_t)buf);
 
+	fake_fail("ibv_post_recv", 1, ENOMEM);
+	assert_int_equal(rpma_mr_recv(env->qp, env->local, 32, 64, CTX), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	test_log_assert_line("ibv_post_recv() failed: ENOMEM; work request: opcode=RECV "
+		"wr_id=0xc0ffee local_addr=0x%" PRIxPTR " length=64", (uintptr_t)(buf + 32));
+
+	fake_fail("ibv_post_srq_recv", 1, EINVAL);
+	assert_int_equal(rpma_mr_srq_recv(srq, env->local, 0, 8, NULL), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	test_log_assert_line("ibv_post_srq_recv() failed: EINVAL; work request: opcode=RECV "
+		"wr_id=0x0 local_addr=0x%" PRIxPTR " length=8", (uintptr_t)buf);
+
+	assert_int_equal(test_log_last.count, 6); /* one line each */
 	assert_int_equal(fake_posted.count, 0);
 	assert_int_equal(ibv_destroy_srq(srq), 0);
 }

@@ -6,6 +6,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -22,6 +23,7 @@
 #include "peer.h"
 #include "provider.h"
 #include "fake_provider.h"
+#include "test_log.h"
 
 #define BUF_SIZE 64
 #define ALL_FLUSH (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
@@ -37,19 +39,6 @@ static struct {
 	char rbuf[BUF_SIZE];
 	int ctx;
 } fx;
-
-static int log_calls;
-
-static void counting_log(enum rpma_log_level level, const char *file_name, const int line_no,
-		const char *function_name, const char *message_format, ...)
-{
-	(void)level;
-	(void)file_name;
-	(void)line_no;
-	(void)function_name;
-	(void)message_format;
-	log_calls++;
-}
 
 /* A remote region over rbuf, as a peer would describe it. */
 static struct rpma_mr_remote *remote_make(int usage)
@@ -93,8 +82,7 @@ static int setup_for(bool native)
 {
 	fake_reset();
 	memset(&fx, 0, sizeof(fx));
-	log_calls = 0;
-	rpma_log_set_function(counting_log);
+	test_log_record_start();
 	conn_make(native);
 	return 0;
 }
@@ -159,10 +147,11 @@ static int do_write_imm(struct rpma_conn *conn, struct rpma_mr_local *local,
 static const struct {
 	rma_fn *fn;
 	enum ibv_wr_opcode opcode;
+	const char *logged_as; /* in a failed post's log line */
 } rma_ops[] = {
-	{do_read, IBV_WR_RDMA_READ},
-	{do_write, IBV_WR_RDMA_WRITE},
-	{do_write_imm, IBV_WR_RDMA_WRITE_WITH_IMM},
+	{do_read, IBV_WR_RDMA_READ, "RDMA_READ"},
+	{do_write, IBV_WR_RDMA_WRITE, "RDMA_WRITE"},
+	{do_write_imm, IBV_WR_RDMA_WRITE_WITH_IMM, "RDMA_WRITE_WITH_IMM"},
 };
 #define N_RMA_OPS (sizeof(rma_ops) / sizeof(rma_ops[0]))
 
@@ -237,9 +226,14 @@ static void rma_provider_failure(void **state)
 	for (size_t i = 0; i < N_RMA_OPS; i++) {
 		fake_fail("ibv_post_send", 1, ENOMEM);
 		errno = 0;
-		assert_int_equal(rma_ops[i].fn(fx.conn, fx.local, 0, fx.remote, 0, 8,
-			RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
+		assert_int_equal(rma_ops[i].fn(fx.conn, fx.local, 8, fx.remote, 16, 24,
+			RPMA_F_COMPLETION_ALWAYS, &fx.ctx), RPMA_E_PROVIDER);
 		assert_int_equal(errno, ENOMEM);
+		test_log_assert_line("ibv_post_send() failed: ENOMEM; work request: opcode=%s "
+			"wr_id=0x%" PRIx64 " local_addr=0x%" PRIx64 " length=24 remote_addr=0x%" PRIx64
+			" rkey=0x%" PRIx32 " send_flags=SIGNALED", rma_ops[i].logged_as,
+			addr_of(&fx.ctx), addr_of(fx.lbuf + 8), addr_of(fx.rbuf + 16),
+			rpma_mr_remote_get_rkey(fx.remote));
 	}
 	assert_int_equal(fake_posted.count, 0);
 }
@@ -542,6 +536,8 @@ static void recv_posts(void **state)
 	errno = 0;
 	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, 8, NULL), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
+	test_log_assert_line("ibv_post_recv() failed: ENOMEM; work request: opcode=RECV "
+		"wr_id=0x0 local_addr=0x%" PRIx64 " length=8", addr_of(fx.lbuf));
 }
 
 /* ---- the hot path ---- */
@@ -552,7 +548,7 @@ static void hot_path_allocates_and_logs_nothing(void **state)
 	apply_direct_write(true);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
 	const int F = RPMA_F_COMPLETION_ALWAYS;
-	log_calls = 0;
+	test_log_last.count = 0;
 
 	/* any allocation would fail, and every call must still succeed */
 	fake_malloc_fail(1);
@@ -575,7 +571,7 @@ static void hot_path_allocates_and_logs_nothing(void **state)
 	/* the armed failure is still waiting: nothing took it */
 	void *probe = malloc(1);
 	assert_null(probe);
-	assert_int_equal(log_calls, 0);
+	assert_int_equal(test_log_last.count, 0);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 }
 
@@ -631,6 +627,9 @@ static void batch_misuse_and_failure(void **state)
 	errno = 0;
 	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EAGAIN);
+	/* the request collected earlier is the one the log line names */
+	test_log_assert_line("ibv_post_send() failed: EAGAIN; work request: opcode=SEND "
+		"wr_id=0x0 local_addr=0x%" PRIx64 " length=8 send_flags=SIGNALED", addr_of(fx.lbuf));
 	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0); /* closed by the failure */
 	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
 	assert_int_equal(fake_posted.count, 0);

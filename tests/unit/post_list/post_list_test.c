@@ -4,7 +4,7 @@
  * list posts at once; an open one chains the requests built in its slots, in
  * order, and rings once at its close; inline data rings at once with what came
  * before it; a request built elsewhere and a full list ring early; a failed
- * post empties and closes it.
+ * post empties and closes it, and its log line names the request refused.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,7 +51,7 @@ static int teardown(void **state)
 	rdma_destroy_qp(env->id);
 	assert_int_equal(rdma_destroy_id(env->id), 0);
 	free(env);
-	return 0;
+	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
 }
 
 /*
@@ -72,6 +72,8 @@ static int post_write(struct env *env, uint64_t wr_id, unsigned flags)
 	slot->wr.sg_list = &slot->sge;
 	slot->wr.num_sge = 1;
 	slot->wr.send_flags = flags;
+	slot->wr.wr.rdma.remote_addr = 0x20000 + wr_id;
+	slot->wr.wr.rdma.rkey = 0x77;
 	return rpma_post_list_post(env->list, env->qp, &slot->wr);
 }
 
@@ -208,6 +210,23 @@ static void failed_post_empties_and_closes(void **state)
 	assert_int_equal(fake_posted.send_wr.wr_id, 3);
 }
 
+/* In a chain the provider names the request it refused: the log line is about that one. */
+static void failed_post_logs_the_refused_request(void **state)
+{
+	struct env *env = *state;
+	assert_int_equal(rpma_post_list_open(env->list), 0);
+	for (uint64_t wr_id = 1; wr_id <= 3; wr_id++)
+		assert_int_equal(post_write(env, wr_id, wr_id == 2 ? IBV_SEND_SIGNALED : 0), 0);
+	fake_send_bad_wr_index = 1; /* the second */
+	fake_fail("ibv_post_send", 1, ENOMEM);
+	test_log_record_start();
+	assert_int_equal(rpma_post_list_close(env->list, env->qp), RPMA_E_PROVIDER);
+	assert_int_equal(test_log_last.count, 1);
+	test_log_assert_has("ibv_post_send() failed: ENOMEM; work request: opcode=RDMA_WRITE "
+		"wr_id=0x2 local_addr=0x1002 length=4096 remote_addr=0x20002 rkey=0x77 "
+		"send_flags=SIGNALED", NULL);
+}
+
 static void misuse_is_refused(void **state)
 {
 	struct env *env = *state;
@@ -235,6 +254,7 @@ int main(void)
 		T(request_built_elsewhere_rings_after_what_was_collected),
 		T(full_list_rings_early),
 		T(failed_post_empties_and_closes),
+		T(failed_post_logs_the_refused_request),
 		T(misuse_is_refused),
 #undef T
 	};

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -186,8 +187,11 @@ static void recv_posts_to_the_srq(void **state)
 	assert_int_equal(fake_posted.srq_recv_wr.num_sge, 0);
 
 	fake_fail("ibv_post_srq_recv", 1, ENOMEM);
+	test_log_record_start();
 	assert_int_equal(rpma_srq_recv(srq, mr, 0, 8, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
+	test_log_assert_line("ibv_post_srq_recv() failed: ENOMEM; work request: opcode=RECV "
+		"wr_id=0x5eed local_addr=0x%" PRIxPTR " length=8", (uintptr_t)buf);
 	assert_int_equal(fake_posted.count, 2);
 
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
