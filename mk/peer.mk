@@ -5,9 +5,9 @@
 #   make test-interop   tests/e2e/interop.sh in the Soft-RoCE VM (with --pmem)
 #   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
 #                       ours,peer over the benchmark's points into build/bench/<date-time>,
-#                       then docs/BENCHMARKS.md from it (matrix.py benchmarks), with the
-#                       findings of docs/benchmarks-findings.md (BENCH_ARGS overrides the
-#                       points and runs, e.g. BENCH_ARGS="--repeats 5 --runtime 10")
+#                       then docs/BENCHMARKS.md from it (scripts/matrix/matrix benchmarks),
+#                       with the findings of docs/benchmarks-findings.md (BENCH_ARGS overrides
+#                       the points and runs, e.g. BENCH_ARGS="--repeats 5 --runtime 10")
 
 PEER_DIR := $(BUILD)/peer
 PEER_FIO := $(PEER_DIR)/fio
@@ -28,7 +28,7 @@ test-e2e e2e-build: peer
 
 bench: peer engines tools fio-valgrind
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
-	python3 scripts/matrix/matrix.py benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
+	python3 scripts/matrix/matrix benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
 		--notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

@@ -13,7 +13,7 @@ set -euo pipefail
 
 PROG=${0##*/}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-MATRIX_PY=$ROOT/scripts/matrix/matrix.py
+MATRIX=$ROOT/scripts/matrix/matrix
 # shellcheck source=scripts/matrix/lib.sh
 . "$ROOT/scripts/matrix/lib.sh"
 
@@ -173,7 +173,7 @@ parse_args() {
 		shift
 	done
 	local defaults
-	defaults=$(python3 "$MATRIX_PY" plan --preset "$PRESET" --defaults)
+	defaults=$(python3 "$MATRIX" plan --preset "$PRESET" --defaults)
 	local k v
 	for kv in $defaults; do
 		k=${kv%%=*} v=${kv#*=}
@@ -254,7 +254,7 @@ check_tools() {
 }
 
 plan_methods() {
-	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" | awk -F'\t' 'NR > 1 { print $3 }' | sort -u
+	python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" | awk -F'\t' 'NR > 1 { print $3 }' | sort -u
 }
 
 has_rdma_device() {
@@ -264,7 +264,7 @@ has_rdma_device() {
 # The plan, and how long it takes: runs x (runtime + ramp + start-up)
 dry_run() {
 	local plan overhead=$OVERHEAD_HW n
-	plan=$(python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}")
+	plan=$(python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}")
 	has_rdma_device || overhead=$OVERHEAD_VM
 	n=$(($(wc -l <<<"$plan") - 1))
 	column -t -s $'\t' <<<"$plan"
@@ -311,7 +311,7 @@ on_interrupt() {
 
 measure() {
 	mkdir -p "$OUT/runs"
-	python3 "$MATRIX_PY" plan --preset "$PRESET" "${PLAN_ARGS[@]}" >"$OUT/plan.tsv"
+	python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" >"$OUT/plan.tsv"
 	echo "partial (running)" >"$OUT/status"
 	write_options
 	capture_env >"$OUT/env.json"
@@ -387,7 +387,7 @@ raw_tool() {
 
 build_report() {
 	echo "$PROG: building the report" >&2
-	python3 "$MATRIX_PY" build "$OUT" >/dev/null
+	python3 "$MATRIX" build "$OUT" >/dev/null
 	show_summary
 }
 
@@ -441,7 +441,7 @@ report() {
 	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/sweep-$(date +%Y%m%d-%H%M%S)
 	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
 	[ ! -e "$OUT/plan.tsv" ] || die "--out: '$OUT' already holds results: give a new folder"
-	python3 "$MATRIX_PY" report --out "$OUT" --command "$PROG report ${args[*]}" "${files[@]}" >/dev/null
+	python3 "$MATRIX" report --out "$OUT" --command "$PROG report ${args[*]}" "${files[@]}" >/dev/null
 	show_summary
 }
 
@@ -455,7 +455,7 @@ main() {
 		shift
 		[ $# -ge 2 ] || die "compare needs two result folders: $PROG compare DIR_A DIR_B [OUT]"
 		local out=${3:-$ROOT/build/matrix/compare-$(date +%Y%m%d-%H%M%S)}
-		python3 "$MATRIX_PY" compare "$1" "$2" "$out"
+		python3 "$MATRIX" compare "$1" "$2" "$out"
 		return
 	fi
 	ORIG_ARGS=("$@")

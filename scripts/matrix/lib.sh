@@ -4,7 +4,8 @@
 # scripts/run_matrix.sh, which sets ROOT, OUT, SERVER_IP, SSH_HOST, REMOTE_DIR,
 # RUNTIME, RAMP, SERVER_MEM, SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE,
 # ENGINE_DIR (build, or build/native), RDMA_CORE_PREFIX (--native), PEER_FIO (the
-# peer's fio, --impl peer) and VERBS_COUNT (the cost counter, relative to the root).
+# peer's fio, --impl peer), VERBS_COUNT (the cost counter, relative to the root) and
+# MATRIX (scripts/matrix/matrix, for expand-job).
 
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
@@ -79,7 +80,7 @@ client_host_commands() { # STEM ENGINE HOSTS NJ PORT LIMIT CLIENT_OPTS...
 	CLIENT_CMD=(timeout "$limit" fio)
 	for ((i = 0; i < hosts; i++)); do
 		job=$stem.client$i.fio
-		python3 "$MATRIX_PY" expand-job --out "$job" \
+		python3 "$MATRIX" expand-job --out "$job" \
 			--set ioengine=external:"$REMOTE_DIR/$ENGINE_DIR/librpma_$engine.so" "${sets[@]}" "$JOB" \
 			CONNECT_TIMEOUT=30000 BUSY_WAIT=1 TIME_BASED=1 NUMBER_IOS=0 \
 			"${FIO_VARS[@]}" PORT=$((port + i * nj)) NUMJOBS="$nj" || return 1

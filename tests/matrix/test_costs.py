@@ -1,21 +1,20 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""tests/matrix/test_costs.py -- matrix.py's per-I/O costs and ours-vs-peer figures (run
+"""tests/matrix/test_costs.py -- the matrix's per-I/O costs and ours-vs-peer figures (run
 by tests/matrix/test_matrix.sh): the plan with the peer, the cost run's counts divided by
 the client's I/Os, callgrind's totals, the ratios and the targets of docs/BENCHMARKS.md,
 on a result folder made here."""
-import importlib.util
 import json
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-SPEC = importlib.util.spec_from_file_location(
-    "matrix", os.path.join(HERE, "..", "..", "scripts", "matrix", "matrix.py"))
-matrix = importlib.util.module_from_spec(SPEC)
-SPEC.loader.exec_module(matrix)
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
+from rpmamatrix import aggregate, benchmarks, plan, report  # noqa: E402
+from rpmamatrix.common import PLAN_COLUMNS  # noqa: E402
 
 
 def fio_doc(ios, iops, lat_us, usr=10.0, sys_=20.0, runtime_ms=1000, p99_us=None):
@@ -40,8 +39,8 @@ def counts(**kw):
 
 class Plan(unittest.TestCase):
     def test_peer_twins_follow_ours(self):
-        p = dict(matrix.PRESETS["quick"])
-        pts = matrix.make_plan(p, ["apm", "gpspm-busy", "noflush", "raw"], ["ours", "peer"])
+        p = dict(plan.PRESETS["quick"])
+        pts = plan.make_plan(p, ["apm", "gpspm-busy", "noflush", "raw"], ["ours", "peer"])
         impls = [(pt["impl"], pt["method"], pt["rw"]) for pt in pts]
         # the peer: no no_flush, no raw verbs of its own, no GPSPM reads
         self.assertNotIn(("peer", "noflush", "write"), impls)
@@ -58,8 +57,8 @@ class Plan(unittest.TestCase):
         self.assertEqual([pt["id"] for pt in pts], [f"p{i:03d}" for i in range(1, len(pts) + 1)])
 
     def test_ours_alone_is_the_old_plan(self):
-        p = dict(matrix.PRESETS["quick"])
-        self.assertTrue(all(pt["impl"] == "ours" for pt in matrix.make_plan(p, ["apm", "raw"])))
+        p = dict(plan.PRESETS["quick"])
+        self.assertTrue(all(pt["impl"] == "ours" for pt in plan.make_plan(p, ["apm", "raw"])))
 
 
 class Costs(unittest.TestCase):
@@ -67,13 +66,13 @@ class Costs(unittest.TestCase):
         self.dir = tempfile.mkdtemp()
         runs = os.path.join(self.dir, "runs")
         os.makedirs(runs)
-        cols = matrix.PLAN_COLUMNS
-        plan = [["p001", "ours", "apm", "lat", "write", "4096", "1", "1", "1"],
-                ["p002", "peer", "apm", "lat", "write", "4096", "1", "1", "1"],
-                ["p003", "ours", "apm", "qd", "write", "4096", "8", "0", "1"],
-                ["p004", "peer", "apm", "qd", "write", "4096", "8", "0", "1"]]
+        cols = PLAN_COLUMNS
+        points = [["p001", "ours", "apm", "lat", "write", "4096", "1", "1", "1"],
+                  ["p002", "peer", "apm", "lat", "write", "4096", "1", "1", "1"],
+                  ["p003", "ours", "apm", "qd", "write", "4096", "8", "0", "1"],
+                  ["p004", "peer", "apm", "qd", "write", "4096", "8", "0", "1"]]
         with open(os.path.join(self.dir, "plan.tsv"), "w") as f:
-            f.write("\t".join(cols) + "\n" + "".join("\t".join(r) + "\n" for r in plan))
+            f.write("\t".join(cols) + "\n" + "".join("\t".join(r) + "\n" for r in points))
 
         def put(name, text):
             with open(os.path.join(runs, name), "w") as f:
@@ -107,7 +106,7 @@ class Costs(unittest.TestCase):
         put("p004-instr.json", json.dumps(fio_doc(500, 0, 0)))
         put("p004-instr.client.callgrind", "totals: 1\n")
         put("p004-instr.failed", "fio exited with 1\n")
-        self.rows = {r["id"]: r for r in matrix.summarize(self.dir)}
+        self.rows = {r["id"]: r for r in aggregate.summarize(self.dir)}
 
     def tearDown(self):
         shutil.rmtree(self.dir)
@@ -131,7 +130,7 @@ class Costs(unittest.TestCase):
         self.assertAlmostEqual(self.rows["p001"]["lat_p99_us_median"], 300.0)
 
     def test_versus_table(self):
-        lines = matrix.versus_table(list(self.rows.values()))
+        lines = report.versus_table(list(self.rows.values()))
         self.assertEqual(len(lines), 4)  # head, rule, two points
         cells = [c.strip() for c in lines[2].strip("|").split("|")]
         self.assertEqual(cells[0], "apm write 4k qd1 sync")
@@ -139,7 +138,7 @@ class Costs(unittest.TestCase):
         self.assertEqual(cells[4], "0.50x")      # client posts
 
     def test_benchmarks_targets(self):
-        md = "\n".join(matrix.benchmarks_md(self.dir, list(self.rows.values())))
+        md = "\n".join(benchmarks.benchmarks_md(self.dir, list(self.rows.values())))
         # batched 4 KiB random writes: packets <= 0.80x the peer's
         self.assertRegex(md, r"\| apm write 4k qd8 \| 5\.25 \| 7\.00 \| 0\.75x \| <= 0\.80x \| met \|")
         # depth 1: packets <= 1.00x; 7.005 is 7.00 as shown (the rest is the connection's)
@@ -153,13 +152,13 @@ class Costs(unittest.TestCase):
     def test_benchmarks_need_the_peer(self):
         rows = [r for r in self.rows.values() if r["impl"] == "ours"]
         with self.assertRaises(SystemExit):
-            matrix.benchmarks_md(self.dir, rows)
+            benchmarks.benchmarks_md(self.dir, rows)
 
     def test_mixed_providers_refused(self):
         path = os.path.join(self.dir, "runs", "p001-cost.client.verbs.json")
         with open(path, "w") as f:
             f.write(counts(mixed_providers=1, post_send_calls=5))
-        rows = {r["id"]: r for r in matrix.summarize(self.dir)}
+        rows = {r["id"]: r for r in aggregate.summarize(self.dir)}
         self.assertIsNone(rows["p001"]["client_posts_per_io"])
 
 

@@ -13,7 +13,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 HERE=$ROOT/tests/matrix
 WORK=$ROOT/build/test-matrix
-MATRIX_PY=$ROOT/scripts/matrix/matrix.py
+MATRIX=$ROOT/scripts/matrix/matrix
 # shellcheck source=tests/lib/verdict.sh
 . "$ROOT/tests/lib/verdict.sh"
 
@@ -171,7 +171,7 @@ clients_figures() {
 # a client host's job file: includes inlined, variables given, comments gone, --set first
 expand_job() {
 	local out=$WORK/expanded.fio
-	python3 "$MATRIX_PY" expand-job --out "$out" --set ioengine=external:/x/librpma_apm.so --set native_flush=0 \
+	python3 "$MATRIX" expand-job --out "$out" --set ioengine=external:/x/librpma_apm.so --set native_flush=0 \
 		"$ROOT/jobs/randwrite.fio" SERVER_IP=node1 PORT=7410 NUMJOBS=2 CONNECT_TIMEOUT=30000 BUSY_WAIT=1 \
 		BS=4k SYNC=0 IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 TIME_BASED=1 NUMBER_IOS=0 RAMP=0s RUNTIME=1s || return 1
 	if [ "$(sed -n 1,3p "$out" | tr '\n' ' ')" != '[global] ioengine=external:/x/librpma_apm.so native_flush=0 ' ] ||
@@ -186,7 +186,7 @@ main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
 	cp -r "$HERE/fixtures/a" "$HERE/fixtures/b" "$WORK/"
-	check "build A" python3 "$MATRIX_PY" build "$WORK/a"
+	check "build A" python3 "$MATRIX" build "$WORK/a"
 	check "golden CSV of A" golden_rows a.csv "$WORK/a/results.csv"
 	check "charts of A" charts_exist "$WORK/a" lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write \
 		overhead_vs_noflush fraction_of_raw
@@ -199,9 +199,9 @@ main() {
 		"$HERE/render_check.sh" "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"
 	check "A is complete (no PARTIAL)" bash -c "! grep -q PARTIAL '$WORK/a/report.md'"
-	check "build B" python3 "$MATRIX_PY" build "$WORK/b"
+	check "build B" python3 "$MATRIX" build "$WORK/b"
 	check "B is marked PARTIAL" grep -q '^\*\*PARTIAL\*\*' "$WORK/b/report.md"
-	check "compare A B" python3 "$MATRIX_PY" compare "$WORK/a" "$WORK/b" "$WORK/cmp"
+	check "compare A B" python3 "$MATRIX" compare "$WORK/a" "$WORK/b" "$WORK/cmp"
 	check "compare: noise flag and ratios" compare_flags "$WORK/cmp/compare.csv" "$WORK/cmp/report.md"
 	check "compare: charts with both folders" charts_exist "$WORK/cmp" lat_vs_bs_write iops_vs_bs_write
 	check "compare: HTML self-contained" html_is_self_contained "$WORK/cmp/report.html"
@@ -214,14 +214,14 @@ main() {
 	check "CLI: --dry-run counts the plan" dry_run_counts
 	sweep_checks
 	cp -r "$HERE/fixtures/clients" "$WORK/"
-	check "clients: build (fio's client/server JSON)" python3 "$MATRIX_PY" build "$WORK/clients"
+	check "clients: build (fio's client/server JSON)" python3 "$MATRIX" build "$WORK/clients"
 	check "clients: all clients' figures, the hosts column" clients_figures "$WORK/clients"
 	check "clients: scaling charts (IOPS, latency vs client hosts x jobs)" charts_exist "$WORK/clients" \
 		iops_vs_clients_qd lat_vs_clients_qd iops_vs_clients_sync lat_vs_clients_sync
 	check "clients: one host's charts keep one host's points" charts_exist "$WORK/clients" lat_vs_bs_write
 	check "clients: expand-job (a client host's job file)" expand_job
 	check "clients: expand-job names a variable without a value" bash -c \
-		"python3 '$MATRIX_PY' expand-job --out '$WORK/x.fio' '$ROOT/jobs/randwrite.fio' PORT=1 2>&1 |
+		"python3 '$MATRIX' expand-job --out '$WORK/x.fio' '$ROOT/jobs/randwrite.fio' PORT=1 2>&1 |
 		grep -q 'SERVER_IP} has no value'"
 	check "CLI: --clients needs --server" cli_fails_with "--clients needs --server HOST" --clients a,b --dry-run
 	check "CLI: --clients host named twice" cli_fails_with "--clients: 'a' is named twice" --clients a,a --server s --dry-run

@@ -1,0 +1,86 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A result folder as one row per point of its plan: the runs' median and spread, the
+per-I/O costs, the ratios to no-flush and to the raw verbs; results.csv of the rows."""
+import csv
+import statistics
+
+from .common import PLAN_COLUMNS, fmt
+from .costs import COST_COLUMNS, point_costs
+from .plan import raw_tool, read_plan
+from .runs import point_runs
+
+CSV_COLUMNS = PLAN_COLUMNS + [
+    "tool", "runs", "iops_median", "iops_min", "iops_max", "bw_mib_s_median", "bw_mib_s_min",
+    "bw_mib_s_max", "lat_mean_us_median", "lat_mean_us_min", "lat_mean_us_max",
+    "lat_p99_us_median", "server_cpu_pct_median", "overhead_vs_noflush", "fraction_of_raw"] + \
+    COST_COLUMNS
+
+
+def spread(values):
+    vals = [v for v in values if v is not None]
+    if not vals:
+        return None, None, None
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def summarize(folder):
+    """One row per point of the plan (figures empty where no run succeeded)."""
+    plan = read_plan(folder)
+    rows = []
+    for pt in plan:
+        runs = point_runs(folder, pt)
+        row = dict(pt)
+        row["tool"] = raw_tool(pt["rw"], int(pt["sync"])) if pt["method"] == "raw" else "fio"
+        row["connections"] = int(pt["numjobs"]) * int(pt["hosts"])
+        row["runs"] = len(runs)
+        for i, name in enumerate(["iops", "bw_mib_s", "lat_mean_us"]):
+            row[name + "_median"], row[name + "_min"], row[name + "_max"] = \
+                spread([r[i] for r in runs])
+        row["lat_p99_us_median"] = spread([r[3] for r in runs])[0]
+        row["server_cpu_pct_median"] = spread([r[4] for r in runs])[0]
+        costs = point_costs(folder, pt)
+        for c in COST_COLUMNS:
+            row[c] = costs.get(c)
+        rows.append(row)
+    add_ratios(rows)
+    return rows
+
+
+def same_point(a, b):
+    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs", "hosts"))
+
+
+def twin(rows, r, impl):
+    """The row of the same method and point measured with IMPL's engines, or None."""
+    return next((o for o in rows if o["impl"] == impl and o["method"] == r["method"]
+                 and same_point(r, o)), None)
+
+
+def peer_pairs(rows):
+    """(ours, the peer's) rows of every point both measured."""
+    pairs = [(r, twin(rows, r, "peer")) for r in rows if r["impl"] == "ours"]
+    return [(o, p) for o, p in pairs if p is not None]
+
+
+def add_ratios(rows):
+    """Persistence overhead (latency / no-flush latency, or no-flush IOPS / IOPS) and
+    the fraction of the raw verbs' IOPS each point reaches."""
+    for r in rows:
+        r["overhead_vs_noflush"] = r["fraction_of_raw"] = None
+        if r["method"] in ("noflush", "raw") or r["iops_median"] is None:
+            continue
+        for other in rows:
+            if not same_point(r, other) or other["iops_median"] is None:
+                continue
+            if other["method"] == "noflush":
+                r["overhead_vs_noflush"] = other["iops_median"] / r["iops_median"]
+            elif other["method"] == "raw":
+                r["fraction_of_raw"] = r["iops_median"] / other["iops_median"]
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(CSV_COLUMNS)
+        for r in rows:
+            w.writerow([fmt(r[c], 3) for c in CSV_COLUMNS])

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The charts of one or more result folders' rows: which charts (one host's, then the
+scaling ones of --clients), their series, and the PNG and SVG gnuplot draws of each."""
+import os
+import subprocess
+
+from .common import KIB, die
+
+# one colour per method on every chart (the raw verbs' limit in black)
+COLORS = {"apm": "#9400d3", "apm-native": "#d55e00", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
+          "noflush": "#e69f00", "raw": "#000000"}
+
+
+def chart_fixed(rows, col, preferred):
+    """What the charts vs block size (COL iodepth) and vs depth (COL bs) hold fixed:
+    PREFERRED if a queued (sync=0) point has it, else the largest (a sweep of any shape)."""
+    vals = {r[col] for r in rows if r["sync"] == "0"}
+    return preferred if preferred in vals or not vals else max(vals, key=int)
+
+
+# a chart: (name, title, x column, x label, y figure, y label, filter)
+def chart_specs(rows):
+    """The charts of one host's points, then (--clients) the scaling charts."""
+    one_host = [(name, title, xcol, xlabel, fig, ylabel, lambda r, f=flt: r["hosts"] == "1" and f(r))
+                for name, title, xcol, xlabel, fig, ylabel, flt in one_host_specs(rows)]
+    return one_host + scaling_specs(rows)
+
+
+def scaling_specs(rows):
+    """--clients: IOPS and mean latency as client hosts x jobs grow, at the depth-1 (sync)
+    and the queued 4 KiB write points that ran on more than one host."""
+    many = [r for r in rows if r["hosts"] != "1" and r["rw"] == "write"]
+    specs = []
+    for sync, what in (("1", "iodepth 1, sync"), ("0", "queued")):
+        pts = {(r["bs"], r["iodepth"]) for r in many if r["sync"] == sync}
+        if not pts:
+            continue
+        bs, qd = min(pts, key=lambda p: (p[0] != "4096", -int(p[1])))
+        bs_label = f"{int(bs) // KIB} KiB" if int(bs) % KIB == 0 else f"{bs} B"
+        where = f"{bs_label}, iodepth {qd}" + (" sync" if sync == "1" else "")
+
+        def at(r, bs=bs, qd=qd, sync=sync):
+            return r["rw"] == "write" and r["bs"] == bs and r["iodepth"] == qd and r["sync"] == sync
+        # one point per number of connections: the one spread over the most hosts (2 hosts x
+        # 1 job rather than 1 host x 2 jobs), so a line grows hosts first, then jobs
+        best = {}
+        for r in rows:
+            if at(r):
+                key = (r["method"], r["impl"], int(r["hosts"]) * int(r["numjobs"]))
+                if key not in best or int(r["hosts"]) > int(best[key]["hosts"]):
+                    best[key] = r
+        keep = {r["id"] for r in best.values()}
+
+        def flt(r, keep=keep):
+            return r["id"] in keep
+        tag = "sync" if sync == "1" else "qd"
+        specs.append((f"iops_vs_clients_{tag}", f"write: IOPS of all clients vs client hosts x jobs "
+                      f"({where})", "connections", "client hosts x jobs", "iops", "IOPS", flt))
+        specs.append((f"lat_vs_clients_{tag}", f"write: mean latency vs client hosts x jobs "
+                      f"({where}, {what})", "connections", "client hosts x jobs", "lat_mean_us",
+                      "mean latency [us]", flt))
+    return specs
+
+
+def one_host_specs(rows):
+    bw_qd = next((r["iodepth"] for r in rows if r["workload"] == "bw"), None) or \
+        chart_fixed(rows, "iodepth", "16")
+    qd_bs = chart_fixed(rows, "bs", "4096")
+    qd_bs_label = f"{int(qd_bs) // KIB} KiB" if int(qd_bs) % KIB == 0 else f"{qd_bs} B"
+    specs = []
+    for rw in ("write", "read"):
+        specs += [
+            (f"lat_vs_bs_{rw}", f"{rw}: mean latency vs block size (iodepth 1, sync)", "bs",
+             "block size [bytes]", "lat_mean_us", "mean latency [us]",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "1"),
+            (f"iops_vs_bs_{rw}", f"{rw}: IOPS vs block size (iodepth {bw_qd})", "bs",
+             "block size [bytes]", "iops", "IOPS",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["iodepth"] == bw_qd
+             and r["numjobs"] == "1"),
+            (f"bw_vs_bs_{rw}", f"{rw}: bandwidth vs block size (iodepth {bw_qd})", "bs",
+             "block size [bytes]", "bw_mib_s", "bandwidth [MiB/s]",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["iodepth"] == bw_qd
+             and r["numjobs"] == "1"),
+            (f"iops_vs_qd_{rw}", f"{rw}: IOPS vs queue depth ({qd_bs_label})", "iodepth",
+             "iodepth", "iops", "IOPS",
+             lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["bs"] == qd_bs
+             and r["numjobs"] == "1"),
+        ]
+    specs.append(("overhead_vs_noflush", "write: persistence overhead (no-flush IOPS / IOPS, "
+                  "iodepth 1)", "bs", "block size [bytes]", "overhead_vs_noflush",
+                  "x slower than no flush",
+                  lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    specs.append(("fraction_of_raw", "write: share of the raw verbs' IOPS (iodepth 1)", "bs",
+                  "block size [bytes]", "fraction_of_raw", "IOPS / raw verbs IOPS",
+                  lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    # per-I/O costs (the cost runs): what each I/O asks of the device and the wire
+    specs.append(("cost_posts_vs_qd", f"write: client post calls (doorbells) per I/O vs queue "
+                  f"depth ({qd_bs_label})", "iodepth", "iodepth", "client_posts_per_io",
+                  "post calls per I/O",
+                  lambda r: r["rw"] == "write" and r["bs"] == qd_bs and r["numjobs"] == "1"))
+    specs.append(("cost_packets_vs_qd", f"write: packets on the wire per I/O vs queue depth "
+                  f"({qd_bs_label})", "iodepth", "iodepth", "packets_per_io", "packets per I/O",
+                  lambda r: r["rw"] == "write" and r["bs"] == qd_bs and r["numjobs"] == "1"))
+    specs.append(("cost_packets_vs_bs", "write: packets on the wire per I/O vs block size "
+                  "(iodepth 1, sync)", "bs", "block size [bytes]", "packets_per_io",
+                  "packets per I/O", lambda r: r["rw"] == "write" and r["sync"] == "1"))
+    return specs
+
+
+def series(rows, flt, xcol, fig):
+    """(method, impl) -> sorted [(x, median, min, max)] of the rows passing flt."""
+    out = {}
+    for r in rows:
+        if not flt(r):
+            continue
+        if fig + "_median" in r:
+            med, lo, hi = r[fig + "_median"], r.get(fig + "_min"), r.get(fig + "_max")
+        else:
+            med = lo = hi = r.get(fig)
+        if med is None:
+            continue
+        key = (r["method"], r.get("impl", "ours"))
+        out.setdefault(key, []).append((int(r[xcol]), med, lo if lo is not None else med,
+                                        hi if hi is not None else med))
+    for v in out.values():
+        v.sort()
+    return out
+
+
+def gp_str(text):
+    """A gnuplot single-quoted string ('' stands for a quote inside)."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def draw(name, title, xlabel, ylabel, logx, datasets, outdir):
+    """datasets: [(label, points, color, dashed)]. Writes NAME.png and NAME.svg;
+    returns [NAME], or [] when there is nothing to draw."""
+    datasets = [d for d in datasets if d[1]]
+    if not datasets:
+        return []
+    data_dir = os.path.join(outdir, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    plots = []
+    for i, (label, pts, color, dashed) in enumerate(datasets):
+        dat = os.path.join(data_dir, f"{name}.{i}.dat")
+        with open(dat, "w") as f:
+            f.write("# x median min max\n")
+            for p in pts:
+                f.write(" ".join(f"{v:g}" for v in p) + "\n")
+        style = f"lc rgb '{color}' lw 2 dt {2 if dashed else 1} pt {6 if dashed else 7}"
+        plots.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines {style} title {gp_str(label)}")
+    files = []
+    for term, ext in (("pngcairo size 900,540 noenhanced", "png"),
+                      ("svg size 900,540 dynamic noenhanced", "svg")):
+        out = os.path.join(outdir, f"{name}.{ext}")
+        script = "\n".join([
+            f"set terminal {term}", f"set output {gp_str(out)}", f"set title {gp_str(title)}",
+            f"set xlabel {gp_str(xlabel)}", f"set ylabel {gp_str(ylabel)}", "set grid",
+            "set key outside right top", "set yrange [0:*]",
+            "set logscale x 2" if logx else "set xrange [*:*]",
+            "plot " + ", \\\n  ".join(plots), ""])
+        with open(os.path.join(data_dir, f"{name}.{ext}.gp"), "w") as f:
+            f.write(script)
+        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+        if res.returncode != 0 or not os.path.getsize(out):
+            die(f"gnuplot failed on {name}.{ext}: {res.stderr.strip()}")
+        files.append(out)
+    return [name]
+
+
+def draw_all(rows_by_label, outdir):
+    """Every chart with every labelled folder's rows on it (second folder dashed)."""
+    first = next(iter(rows_by_label.values()))
+    drawn = []
+    for name, title, xcol, xlabel, fig, ylabel, flt in chart_specs(first):
+        datasets = []
+        for n, (label, rows) in enumerate(rows_by_label.items()):
+            for (method, impl), pts in series(rows, flt, xcol, fig).items():
+                name_ = method + (" (peer)" if impl == "peer" else "")
+                datasets.append((f"{name_}{' ' + label if label else ''}", pts, COLORS[method],
+                                 n > 0 or impl == "peer"))
+        drawn += draw(name, title, xlabel, ylabel, xcol == "bs" or xcol == "iodepth",
+                      datasets, outdir)
+    return drawn

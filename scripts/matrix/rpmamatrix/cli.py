@@ -1,0 +1,76 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The command line of scripts/matrix/matrix: its subcommands and options, each
+subcommand handed to the module of its job."""
+import argparse
+
+from .benchmarks import cmd_benchmarks
+from .compare import cmd_compare
+from .expand import cmd_expand_job
+from .plan import PRESETS, cmd_plan
+from .report import cmd_build
+from .sweep import cmd_report
+
+USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
+
+  matrix plan  --preset quick|default|full [--methods LIST] [--rws LIST] ...
+               print the plan: one point per line (TSV with a header)
+  matrix build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
+  matrix compare A B OUT    both folders on the same charts, plus a table of ratios
+  matrix report --out DIR [METHOD=]FIO_JSON...
+               a result folder DIR (then built) from the client's fio JSON of the
+               sweep job files (jobs/sweep.fio): one point per section; a server's
+               JSON next to NAME.json as NAME.server.json gives the server's CPU
+
+DIR holds plan.tsv, options.json, env.json, status and runs/ (raw fio JSON,
+perftest output), as scripts/run_matrix.sh writes them. Python 3 stdlib only.
+"""
+
+
+def main():
+    ap = argparse.ArgumentParser(description=USAGE,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("plan", help="print the plan (TSV)")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="default")
+    p.add_argument("--methods")
+    p.add_argument("--rws")
+    p.add_argument("--lat-bs", dest="lat_bs")
+    p.add_argument("--bw-bs", dest="bw_bs")
+    p.add_argument("--read-bs", dest="read_bs")
+    p.add_argument("--qd")
+    p.add_argument("--bw-qd", dest="bw_qd", type=int)
+    p.add_argument("--mix", action="store_true")
+    p.add_argument("--jobs")
+    p.add_argument("--impls", help="ours,peer (default ours)")
+    p.add_argument("--hosts", type=int, default=1,
+                   help="client hosts (run_matrix.sh --clients): each fio point with 1..N of them")
+    p.add_argument("--native", action="store_true",
+                   help="the native build: apm-native is allowed and in the default list")
+    p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
+    p.set_defaults(fn=cmd_plan)
+    b = sub.add_parser("build", help="results.csv, charts and reports of a result folder")
+    b.add_argument("dir")
+    b.set_defaults(fn=cmd_build)
+    c = sub.add_parser("compare", help="two result folders on the same charts")
+    c.add_argument("a")
+    c.add_argument("b")
+    c.add_argument("out")
+    c.set_defaults(fn=cmd_compare)
+    bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
+    bm.add_argument("dir")
+    bm.add_argument("--out", required=True)
+    bm.add_argument("--notes", help="a Markdown file of findings appended as they are")
+    bm.set_defaults(fn=cmd_benchmarks)
+    r = sub.add_parser("report", help="a result folder from fio JSON of the sweep job files")
+    r.add_argument("--out", required=True, help="the result folder to write")
+    r.add_argument("--command", help="the command line to record in options.json")
+    r.add_argument("files", nargs="+", metavar="[METHOD=]FIO_JSON")
+    r.set_defaults(fn=cmd_report)
+    e = sub.add_parser("expand-job", help="a job file for a client host: includes and ${VAR} expanded")
+    e.add_argument("--out", required=True)
+    e.add_argument("--set", action="append", metavar="OPTION=VALUE", help="added to [global]")
+    e.add_argument("job")
+    e.add_argument("vars", nargs="*", metavar="VAR=VALUE")
+    e.set_defaults(fn=cmd_expand_job)
+    args = ap.parse_args()
+    args.fn(args)

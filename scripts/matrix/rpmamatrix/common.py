@@ -1,0 +1,79 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""What every job of the matrix shares: the methods, the plan's columns, sizes, how a
+figure is printed, how a point is named, and the one way to fail or warn."""
+import json
+import re
+import sys
+
+# the name errors and warnings go by (scripts/matrix/matrix)
+PROG = "matrix"
+
+# method -> (label, what it is)
+METHODS = {
+    "apm": "APM: RDMA write + flush emulated by an RDMA read (native_flush=0)",
+    "apm-native": "APM: RDMA write + the device's own RDMA FLUSH (native_flush=1; "
+                  "run_matrix.sh --native)",
+    "gpspm-busy": "GPSPM, server busy-polls",
+    "gpspm-sleep": "GPSPM, server sleeps on the completion channel",
+    "noflush": "RDMA write with no flush (not durable): the baseline",
+    "raw": "perftest raw verbs (ib_write_lat / ib_read_lat / ib_write_bw): the fabric's limit",
+}
+FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "noflush"]
+KIB = 1024
+# hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs
+PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs", "hosts"]
+
+
+def die(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr)
+    sys.exit(2)
+
+
+def warn(msg):
+    print(f"{PROG}: warning: {msg}", file=sys.stderr)
+
+
+def size_str(n):
+    n = int(n)
+    for unit, div in (("M", KIB * KIB), ("k", KIB)):
+        if n >= div and n % div == 0:
+            return f"{n // div}{unit}"
+    return str(n)
+
+
+def parse_size(text):
+    m = re.fullmatch(r"([1-9][0-9]*)([kKmM]?)", text.strip())
+    if not m:
+        die(f"'{text}' is not a size like 256, 4k or 1m")
+    return int(m.group(1)) * {"": 1, "k": KIB, "m": KIB * KIB}[m.group(2).lower()]
+
+
+def fmt(v, digits=1):
+    if v is None or v == "":
+        return ""
+    if isinstance(v, float):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def read_json(path, default):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def impl_suffix(r):
+    return " (peer)" if r.get("impl") == "peer" else ""
+
+
+def point_label(r):
+    return (f"{r['method']} {r['rw']} {size_str(r['bs'])} qd{r['iodepth']}"
+            + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else "")
+            + (f" x{r['hosts']} hosts" if r["hosts"] != "1" else ""))
+
+
+def table_head(head):
+    """A Markdown table's heading line and rule."""
+    return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

@@ -1,0 +1,116 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""Per-I/O costs of a point: its cost run (runs/<id>-cost.*: verbs counted by
+tests/tools/verbs_count.c, packets, fio's CPU) and its instructions run
+(runs/<id>-instr.*: callgrind's totals), each divided by the run's I/Os."""
+import json
+import os
+import re
+
+from .common import warn
+from .runs import load_fio_json
+
+# per-I/O costs of a point's cost run (tests/tools/verbs_count.c, hw_counters, fio's CPU)
+COST_COLUMNS = [
+    "cost_ios", "client_posts_per_io", "client_send_wrs_per_io", "client_recv_wrs_per_io",
+    "client_completions_per_io", "server_posts_per_io", "server_send_wrs_per_io",
+    "server_recv_wrs_per_io", "server_completions_per_io", "packets_per_io",
+    "client_cpu_us_per_io", "server_cpu_us_per_io",
+    "client_instructions_per_io", "server_instructions_per_io"]
+
+
+def read_verbs_counts(path):
+    """The counts of tests/tools/verbs_count.c in PATH, summed over the processes that
+    wrote a line (one fio process a side; its helper processes write zeros)."""
+    total = {}
+    with open(path) as f:
+        for line in f:
+            if not line.strip():
+                continue
+            rec = json.loads(line)
+            if rec.get("mixed_providers"):
+                raise ValueError(f"{path}: two RDMA providers in one process: not counted")
+            for k, v in rec.items():
+                if k not in ("pid", "mixed_providers"):
+                    total[k] = total.get(k, 0) + int(v)
+    return total
+
+
+def fio_ios_and_cpu(path):
+    """(I/Os, CPU seconds usr+sys) of all the jobs in a fio JSON document."""
+    ios, cpu_s = 0, 0.0
+    for job in load_fio_json(path)["jobs"]:
+        ios += sum(job[d]["total_ios"] for d in ("read", "write"))
+        cpu_s += (job["usr_cpu"] + job["sys_cpu"]) / 100 * job["job_runtime"] / 1000
+    return ios, cpu_s
+
+
+def cost_figures(folder, pt):
+    """The per-I/O costs of a point's cost run (runs/<id>-cost.*), or {} when it did not
+    run or failed. Divided by the client's I/Os: the connection's own work requests and
+    packets are in the totals, a rounding error at 2000 I/Os."""
+    stem = os.path.join(folder, "runs", pt["id"] + "-cost")
+    if not os.path.exists(stem + ".json") or os.path.exists(stem + ".failed"):
+        return {}
+    try:
+        ios, client_cpu = fio_ios_and_cpu(stem + ".json")
+        if not ios:
+            return {}
+        fig = {"cost_ios": ios, "client_cpu_us_per_io": client_cpu / ios * 1e6}
+        for side in ("client", "server"):
+            path = f"{stem}.{side}.verbs.json"
+            if not os.path.exists(path):
+                continue
+            c = read_verbs_counts(path)
+            fig[side + "_posts_per_io"] = c["post_send_calls"] / ios
+            fig[side + "_send_wrs_per_io"] = c["send_wrs"] / ios
+            fig[side + "_recv_wrs_per_io"] = c["recv_wrs"] / ios
+            fig[side + "_completions_per_io"] = c["completions"] / ios
+        if os.path.exists(stem + ".server.json"):
+            fig["server_cpu_us_per_io"] = fio_ios_and_cpu(stem + ".server.json")[1] / ios * 1e6
+        if os.path.exists(stem + ".packets"):
+            with open(stem + ".packets") as f:
+                fig["packets_per_io"] = int(f.read().split()[0]) / ios
+    except (ValueError, KeyError, IndexError, OSError) as e:
+        warn(f"{stem}: cost run unreadable ({e})")
+        return {}
+    return fig
+
+
+def callgrind_total(path):
+    """The instructions a callgrind output file counted (its totals: or summary: line)."""
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"(?:totals|summary):\s+(\d+)", line)
+            if m:
+                return int(m.group(1))
+    raise ValueError(f"{path}: no totals line")
+
+
+def instruction_figures(folder, pt):
+    """Instructions per I/O of the engine's callbacks (runs/<id>-instr.*, run_matrix.sh
+    --instructions), client and, where it was measured, server; {} when not run."""
+    stem = os.path.join(folder, "runs", pt["id"] + "-instr")
+    if not os.path.exists(stem + ".json") or os.path.exists(stem + ".failed"):
+        return {}
+    try:
+        ios = fio_ios_and_cpu(stem + ".json")[0]
+        if not ios:
+            return {}
+        fig = {}
+        for side in ("client", "server"):
+            path = f"{stem}.{side}.callgrind"
+            if os.path.exists(path):
+                fig[side + "_instructions_per_io"] = callgrind_total(path) / ios
+    except (ValueError, KeyError, IndexError, OSError) as e:
+        warn(f"{stem}: instructions run unreadable ({e})")
+        return {}
+    return fig
+
+
+def point_costs(folder, pt):
+    """Every per-I/O cost of a point ({} for perftest's: it has no cost run)."""
+    if pt["method"] == "raw":
+        return {}
+    costs = cost_figures(folder, pt)
+    costs.update(instruction_figures(folder, pt))
+    return costs

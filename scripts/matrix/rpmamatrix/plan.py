@@ -1,0 +1,141 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The plan: the points a preset and the options ask for (the plan subcommand, which
+run_matrix.sh writes to plan.tsv), and a result folder's plan.tsv read back."""
+import csv
+import os
+
+from .common import FIO_METHODS, METHODS, PLAN_COLUMNS, die, parse_size
+
+# apm-native needs the native build (run_matrix.sh --native): in the default list only then
+NATIVE_ONLY = ["apm-native"]
+PRESETS = {
+    # tiny: a smoke test of every method and chart (make test-matrix-vm)
+    "quick": dict(repeats=1, runtime=1, ramp=0, lat_bs=[4096, 65536], bw_bs=[4096, 65536],
+                  bw_qd=16, qd=[16], rws=["write", "read"], read_bs=[4096], mix=False, jobs=[1]),
+    "default": dict(repeats=3, runtime=2, ramp=1, lat_bs=[256, 4096, 65536],
+                    bw_bs=[4096, 65536], bw_qd=16, qd=[1, 16], rws=["write", "read"],
+                    read_bs=[4096], mix=False, jobs=[1]),
+    "full": dict(repeats=3, runtime=10, ramp=2,
+                 lat_bs=[256 << i for i in range(11)], bw_bs=[256 << i for i in range(11)],
+                 bw_qd=16, qd=[1 << i for i in range(8)], rws=["write", "read"],
+                 read_bs=[256 << i for i in range(11)], mix=True, jobs=[1, 2, 4]),
+}
+# whose engines: ours, or the peer (fio 3.33's in-tree engines over upstream librpma)
+IMPLS = ["ours", "peer"]
+# the methods the peer has (no no_flush option, no native FLUSH, no raw verbs of its own)
+PEER_METHODS = ["apm", "gpspm-busy", "gpspm-sleep"]
+
+
+def raw_tool(rw, sync):
+    """The perftest program measuring the same thing, or None."""
+    if sync == 1:
+        return {"write": "ib_write_lat", "read": "ib_read_lat"}.get(rw)
+    return "ib_write_bw" if rw == "write" else None
+
+
+def make_plan(p, methods, impls=("ours",), hosts=1):
+    """Points of the plan: deduplicated by what is measured; the first workload names it.
+    With the peer, its twin of each point follows ours (measured close in time).
+    With HOSTS client hosts, each fio point runs with 1, 2 .. HOSTS of them (perftest
+    has one client: its points run once, from one host)."""
+    points = []
+    for pt in make_points(p, methods):
+        for impl in impls:
+            if impl == "peer" and (pt["method"] not in PEER_METHODS or
+                                   (pt["method"].startswith("gpspm") and pt["rw"] != "write")):
+                continue  # the peer's GPSPM client cannot read
+            for h in range(1, (1 if pt["method"] == "raw" else hosts) + 1):
+                points.append(dict(pt, impl=impl, hosts=h))
+    for i, pt in enumerate(points, 1):
+        pt["id"] = f"p{i:03d}"
+    return points
+
+
+def make_points(p, methods):
+    points, seen = [], set()
+
+    def add(method, workload, rw, bs, qd, sync, numjobs=1):
+        if method == "noflush" and rw != "write":
+            return  # no_flush changes writes only
+        if method == "gpspm-sleep" and rw == "read":
+            return  # reads never reach the GPSPM server: its polling mode plays no part
+        if method == "raw" and (raw_tool(rw, sync) is None or numjobs != 1):
+            return
+        key = (method, rw, bs, qd, sync, numjobs)
+        if key in seen:
+            return
+        seen.add(key)
+        points.append(dict(method=method, workload=workload, rw=rw, bs=bs, iodepth=qd,
+                           sync=sync, numjobs=numjobs))
+
+    for m in methods:
+        for rw in p["rws"]:
+            for bs in (p["lat_bs"] if rw == "write" else p["read_bs"]):
+                add(m, "lat", rw, bs, 1, 1)
+            for bs in (p["bw_bs"] if rw == "write" else p["read_bs"]):
+                add(m, "bw", rw, bs, p["bw_qd"], 0)
+            for qd in p["qd"]:
+                add(m, "qd", rw, 4096, qd, 0)
+        if p["mix"]:
+            add(m, "mix", "rw", 4096, p["bw_qd"], 0)
+        for nj in p["jobs"]:
+            if nj > 1:
+                add(m, "jobs", "write", 4096, p["bw_qd"], 0, nj)
+    return points
+
+
+def cmd_plan(args):
+    p = dict(PRESETS[args.preset])
+    for name in ("lat_bs", "bw_bs", "read_bs"):
+        val = getattr(args, name)
+        if val:
+            p[name] = [parse_size(s) for s in val.split(",")]
+    if args.qd:
+        p["qd"] = [int(q) for q in args.qd.split(",")]
+    if args.bw_qd:
+        p["bw_qd"] = args.bw_qd
+    if args.rws:
+        p["rws"] = args.rws.split(",")
+    if args.mix:
+        p["mix"] = True
+    if args.jobs:
+        p["jobs"] = [int(j) for j in args.jobs.split(",")]
+    if args.methods:
+        methods = args.methods.split(",")
+    else:
+        methods = [m for m in FIO_METHODS if args.native or m not in NATIVE_ONLY] + ["raw"]
+    for m in methods:
+        if m not in METHODS:
+            die(f"--methods: unknown method '{m}' (known: {', '.join(METHODS)})")
+        if m in NATIVE_ONLY and not args.native:
+            die(f"--methods: {m} needs the build with native RDMA FLUSH: add --native "
+                "(make native first)")
+    for rw in p["rws"]:
+        if rw not in ("write", "read"):
+            die(f"--rw: '{rw}' is neither write nor read")
+    impls = (args.impls or "ours").split(",")
+    for impl in impls:
+        if impl not in IMPLS:
+            die(f"--impl: unknown implementation '{impl}' (known: {', '.join(IMPLS)})")
+    if len(set(impls)) != len(impls):
+        die(f"--impl: '{args.impls}' names an implementation twice")
+    if args.hosts < 1:
+        die(f"--hosts: {args.hosts} is not a number of client hosts")
+    if args.defaults:
+        print(" ".join(f"{k}={p[k]}" for k in ("repeats", "runtime", "ramp")))
+        return
+    print("\t".join(PLAN_COLUMNS))
+    for pt in make_plan(p, methods, impls, args.hosts):
+        print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
+
+
+def read_plan(folder):
+    path = os.path.join(folder, "plan.tsv")
+    if not os.path.exists(path):
+        die(f"{folder}: no plan.tsv: not a matrix result folder")
+    with open(path) as f:
+        plan = list(csv.DictReader(f, delimiter="\t"))
+    for pt in plan:
+        pt.setdefault("impl", "ours")  # folders from before the peer was a column
+        pt["hosts"] = pt.get("hosts") or "1"  # ... and before --clients
+    return plan

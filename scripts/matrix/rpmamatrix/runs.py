@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The measured runs of a point (runs/<id>-r<N>.*): fio's JSON, one host's or that of
+fio's client/server mode, the server's CPU, and perftest's result line, as figures."""
+import json
+import os
+import re
+
+from .common import KIB, warn
+from .plan import raw_tool
+
+
+def load_fio_json(path):
+    """fio's JSON document in PATH: fio may print notes (errors) before it."""
+    with open(path) as f:
+        text = f.read()
+    return json.loads(text[text.index("{"):])
+
+
+def fio_result(doc):
+    """The group-reported result of a client's fio JSON: its job's, or with fio's
+    client/server mode (--client=HOST ...) the one of all the client hosts (fio's
+    'All clients'; with one host, that host's)."""
+    if "client_stats" not in doc:
+        return doc["jobs"][0]
+    stats = doc["client_stats"]
+    return next((s for s in stats if s.get("jobname") == "All clients"), stats[-1])
+
+
+def fio_figures(path, rw):
+    """(iops, bw MiB/s, mean latency us, p99 us) of a client's fio JSON."""
+    job = fio_result(load_fio_json(path))
+    dirs = ["read", "write"] if rw == "rw" else [rw]
+    iops = sum(job[d]["iops"] for d in dirs)
+    bw = sum(job[d]["bw_bytes"] for d in dirs) / (KIB * KIB)
+    ios = sum(job[d]["total_ios"] for d in dirs) or 1
+    lat = sum(job[d]["lat_ns"]["mean"] * job[d]["total_ios"] for d in dirs) / ios / 1000
+    # total latency's percentiles (lat_percentiles=1) where fio has them, else completion's
+    p99s = [(job[d]["lat_ns"].get("percentile") or job[d]["clat_ns"].get("percentile") or {})
+            .get("99.000000") for d in dirs]
+    # (fio's 'All clients' of the client/server mode has no percentiles)
+    p99 = max(p99s) / 1000 if None not in p99s else None
+    return float(iops), float(bw), float(lat), p99
+
+
+def server_cpu(path):
+    """usr + sys CPU % of the server's jobs (GPSPM servers do the flushing)."""
+    if not os.path.exists(path):
+        return None
+    try:
+        jobs = load_fio_json(path)["jobs"]
+    except (ValueError, KeyError):
+        return None
+    return sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs)
+
+
+def perftest_figures(path, bs, tool):
+    """(iops, bw MiB/s, mean latency us, p99 us) from perftest's result line."""
+    with open(path) as f:
+        for line in f:
+            cols = line.split()
+            if len(cols) >= 5 and cols[0] == str(bs) and re.fullmatch(r"[0-9.]+", cols[2]):
+                vals = [float(c) for c in cols]
+                if tool.endswith("_lat"):  # bytes iters min max typical avg stdev p99 p99.9
+                    lat = vals[5]
+                    return 1e6 / lat, bs * 1e6 / lat / (KIB * KIB), lat, vals[7]
+                # bytes iters peak avg[MB/s] msgrate[Mpps]
+                return vals[4] * 1e6, vals[3], None, None
+    raise ValueError(f"{path}: no result line for {bs} bytes")
+
+
+def point_runs(folder, pt):
+    """Figures of every successful run of a point."""
+    runs = []
+    base = os.path.join(folder, "runs", pt["id"])
+    rep = 1
+    while True:
+        stem = f"{base}-r{rep}"
+        if pt["method"] == "raw":
+            path = stem + ".perftest.txt"
+        else:
+            path = stem + ".json"
+        if not os.path.exists(path) and not os.path.exists(stem + ".failed"):
+            break
+        if os.path.exists(path) and not os.path.exists(stem + ".failed"):
+            try:
+                if pt["method"] == "raw":
+                    fig = perftest_figures(path, int(pt["bs"]), raw_tool(pt["rw"], int(pt["sync"])))
+                    cpu = None
+                else:
+                    fig = fio_figures(path, pt["rw"])
+                    cpu = server_cpu(stem + ".server.json")
+                runs.append(fig + (cpu,))
+            except (ValueError, KeyError, IndexError) as e:
+                warn(f"{path}: unreadable ({e})")
+        rep += 1
+    return runs
