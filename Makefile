@@ -166,7 +166,7 @@ $(BUILD)/compile/api_c99: tests/compile/api_c99.c librpma/include/librpma.h $(BU
 	@echo "compile test: OK (public header is C99-clean, every function links, deprecated calls warn)"
 
 test-unit: $(UNIT_BINS) $(BUILD)/compile/api_c99
-	@tests/run-unit.sh $(UNIT_BINS)
+	@tests/unit/run.sh $(UNIT_BINS)
 
 # End to end over real Soft-RoCE in the VM: one boot per kernel for the whole suite.
 # 6.1's rxe lacks native ATOMIC WRITE, 6.12's has it: both paths are exercised.

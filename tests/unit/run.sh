@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run every unit test binary given; print each one's result and a total.
-# Exit non-zero if any binary failed or no test ran at all.
+# tests/unit/run.sh -- make test-unit: run every unit test binary given; print
+# each one's result and a total. Exit non-zero if any binary failed or no test
+# ran at all.
 set -u
 passed=0 failed=0 bins_failed=()
 for bin in "$@"; do
