@@ -2,7 +2,7 @@
 #
 #   make fault-shim     build/fault/libfault.so: LD_PRELOAD it, set RPMAFIO_FAULT_AT=N
 #   make test-fault-check  the shim's free checker on the host (no RDMA needed)
-#   make test-faults    tests/e2e/faults.sh, engine_faults.sh, fio_faults.sh and
+#   make test-faults    tests/fault/faults.sh, engine_faults.sh, fio_faults.sh and
 #                       valgrind_engines.sh in the Soft-RoCE VM (one boot; about 15 minutes)
 
 FAULT_SHIM := $(BUILD)/fault/libfault.so

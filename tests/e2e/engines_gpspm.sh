@@ -330,7 +330,7 @@ fi
 gp_client_fails server-depth-too-small \
 	'takes 4 flush requests at a time \(its iodepth\) but this job may have 16 in flight' \
 	'SERVER_IODEPTH=4' 'SYNC=0 IODEPTH=16 BATCH=16' jobs/randwrite.fio
-# (a GPSPM client against an APM server: apm-server-gpspm-client in engine_faults.sh)
+# (a GPSPM client against an APM server: apm-server-gpspm-client in tests/fault/engine_faults.sh)
 
 # --- a busy server pinned to CPU 1: its job thread runs there only ---
 name=gpspm-server-pinned-busy

@@ -5,8 +5,8 @@
 # The examples run on every kernel (6.1 emulates ATOMIC WRITE, 6.12 has it
 # natively); the engine suites and valgrind (minutes each under TCG) run on
 # the default kernel only, as do the interop (against the peer, build/peer), fault
-# injection (examples: faults.sh; engines under fio: fio_faults.sh) and
-# engine-fault suites, and `make install` (install.sh: the guest's root is a
+# injection (tests/fault/: examples: faults.sh; engines under fio: fio_faults.sh)
+# and engine-fault suites, and `make install` (install.sh: the guest's root is a
 # throw-away overlay).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -16,7 +16,7 @@ case "$(uname -r)" in
 	# engine_faults.sh last: it takes the rxe link down and re-creates the device
 	suites+=(tests/e2e/engines.sh tests/e2e/engines_gpspm.sh tests/e2e/hostile.sh tests/e2e/interop.sh
 		tests/e2e/install.sh tests/e2e/valgrind.sh tests/e2e/valgrind_engines.sh
-		tests/e2e/faults.sh tests/e2e/fio_faults.sh tests/e2e/engine_faults.sh) ;;
+		tests/fault/faults.sh tests/fault/fio_faults.sh tests/fault/engine_faults.sh) ;;
 esac
 # a fresh results table for this kernel (tests/e2e/lib.sh appends to it)
 mkdir -p build/e2e-results && : >"build/e2e-results/$(uname -r).tsv"

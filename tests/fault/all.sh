@@ -9,8 +9,8 @@ case "${1:-}" in
 esac
 status=0
 # engine_faults.sh last: it takes the rxe link down
-for suite in tests/e2e/faults.sh tests/e2e/fio_faults.sh tests/e2e/valgrind_engines.sh \
-		tests/e2e/engine_faults.sh; do
+for suite in tests/fault/faults.sh tests/fault/fio_faults.sh tests/e2e/valgrind_engines.sh \
+		tests/fault/engine_faults.sh; do
 	echo "== $suite"
 	t0=$SECONDS
 	"$suite" || status=1

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Turn the results (TSV) of tests/e2e/faults.sh (the examples, build/fault/results.tsv)
-or tests/e2e/fio_faults.sh (the engines, build/fault/fio-results.tsv) into a Markdown
+"""Turn the results (TSV) of tests/fault/faults.sh (the examples, build/fault/results.tsv)
+or tests/fault/fio_faults.sh (the engines, build/fault/fio-results.tsv) into a Markdown
 table for docs/reliability.md.
 
 usage: tests/fault/table.py [--into DOC.md] [RESULTS.tsv [SUITE]]

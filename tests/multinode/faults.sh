@@ -14,7 +14,7 @@ DOWN_AFTER=4 DOWN_FOR=20
 
 # On node1, in the background: the link down after DOWN_AFTER s, up again DOWN_FOR s
 # later, and its rxe device made again (rxe does not recover by itself from its
-# netdev going down: tests/e2e/engine_faults.sh).
+# netdev going down: tests/fault/engine_faults.sh).
 schedule_link_down() {
 	ssh -n "$SERVER_NODE" "nohup sh -c 'sleep $DOWN_AFTER; ip link set eth0 down; sleep $DOWN_FOR;
 		ip link set eth0 up; rdma link delete rxe0; rdma link add rxe0 type rxe netdev eth0;

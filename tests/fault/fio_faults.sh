@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# tests/e2e/fio_faults.sh -- provider faults under fio: the engines, both methods
+# tests/fault/fio_faults.sh -- provider faults under fio: the engines, both methods
 # (build/librpma_apm.so, build/librpma_gpspm.so) and both sides, facing a failing
 # libibverbs/librdmacm call, inside the VM:
-#   scripts/softroce-vm run -- tests/e2e/fio_faults.sh [--help]
+#   scripts/softroce-vm run -- tests/fault/fio_faults.sh [--help]
 #
 # Provider faults. Per side, per method: a run without a fault traces that
 # side's calls (build/fault/libfault.so, RPMAFIO_FAULT_TRACE=1); then one run per
@@ -51,8 +51,8 @@ case "${1:-}" in
 "") ;;
 *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
-# shellcheck source=tests/e2e/fault_lib.sh
-. tests/e2e/fault_lib.sh
+# shellcheck source=tests/fault/lib.sh
+. tests/fault/lib.sh
 METHODS=${FIO_FAULTS_METHODS:-apm gpspm}
 PARTS=${FIO_FAULTS_PARTS:-faults check}
 for m in $METHODS; do
@@ -88,7 +88,7 @@ run_pair() {
 	fault_pair "$2" "$5" "$RUN_TIMEOUT" "$PEER_LIMIT"
 }
 
-# the commands of fault_pair (tests/e2e/fault_lib.sh)
+# the commands of fault_pair (tests/fault/lib.sh)
 fault_argv() { # ROLE PORT DIR
 	if [ "$1" = server ]; then
 		FAULT_ARGV=(env "${COMMON_VARS[@]}" PORT="$2" "${SERVER_VARS[@]}" fio "jobs/$METHOD-server.fio")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# tests/e2e/faults.sh -- provider fault injection, end to end, inside the VM:
-#   scripts/softroce-vm run -- tests/e2e/faults.sh [--help]
+# tests/fault/faults.sh -- provider fault injection, end to end, inside the VM:
+#   scripts/softroce-vm run -- tests/fault/faults.sh [--help]
 #
 # For two example pairs (02 write + flush + read, 04 send/recv) and each side,
 # first traces the provider calls that side makes (build/fault/libfault.so,
@@ -36,8 +36,8 @@ case "${1:-}" in
 *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
 
-# shellcheck source=tests/e2e/fault_lib.sh
-. tests/e2e/fault_lib.sh
+# shellcheck source=tests/fault/lib.sh
+. tests/fault/lib.sh
 VALGRIND_EVERY=${FAULTS_VALGRIND_EVERY:-12}
 [[ "$VALGRIND_EVERY" =~ ^[0-9]+$ ]] || { echo "$0: FAULTS_VALGRIND_EVERY='$VALGRIND_EVERY' is not a number" >&2; exit 2; }
 RESULTS=${FAULTS_RESULTS:-build/fault/results.tsv}
@@ -90,7 +90,7 @@ pair_bin() {
 # run_pair PAIR SIDE FAULT_AT VALGRIND(0|1) DIR
 # Runs server and client; SIDE gets the shim with RPMAFIO_FAULT_AT=FAULT_AT (0:
 # count only) of FAULT_CALL, under valgrind when VALGRIND=1; the results as
-# fault_pair (tests/e2e/fault_lib.sh) sets them.
+# fault_pair (tests/fault/lib.sh) sets them.
 run_pair() {
 	local pair=$1 side=$2 at=$3 vg=$4 dir=$5 limit=$RUN_TIMEOUT wait_s=$PEER_WAIT
 	PAIR_BIN=$(pair_bin "$pair") || return 1
@@ -109,7 +109,7 @@ run_pair() {
 	fault_pair "$side" "$dir" "$limit" $((2 * wait_s + SLACK))
 }
 
-# the commands of fault_pair (tests/e2e/fault_lib.sh)
+# the commands of fault_pair (tests/fault/lib.sh)
 fault_argv() { # ROLE PORT DIR
 	FAULT_ARGV=("$PAIR_BIN" "$1" "$A" "$2")
 	[ "$1" = server ] && FAULT_ARGV+=("$3/ready")
@@ -118,7 +118,7 @@ fault_listening() { # DIR PID LIMIT
 	e2e_wait_file "$1/ready" "$3" "$2"
 }
 
-# what fault_judge (tests/e2e/fault_lib.sh) asks of a suite: an example says
+# what fault_judge (tests/fault/lib.sh) asks of a suite: an example says
 # why it failed -- librpma's error, or the example's own "example: ..." -- and
 # may end well whatever failed (a failed release at the very end is only logged).
 # The healthy side may also say it in its result ("server: the client's data is

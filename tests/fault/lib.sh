@@ -1,8 +1,9 @@
 # shellcheck shell=bash
-# tests/e2e/fault_lib.sh -- what the fault suites share (faults.sh: the examples,
+# tests/fault/lib.sh -- what the fault suites share (faults.sh: the examples,
 # fio_faults.sh: the engines): bounded waits, judging an exit, picking the calls
 # to fail from a trace of the shim (tests/fault/libfault.c). Sourcing it sources
-# tests/e2e/lib.sh and sets A (the rxe address) and SHIM (the shim).
+# tests/e2e/lib.sh and sets A (the rxe address) and SHIM (the shim). The fault
+# suites' one library (engine_faults.sh needs no shim: it sources e2e's alone).
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 . tests/e2e/lib.sh
@@ -97,7 +98,7 @@ is_release() {
 #   fault_argv ROLE PORT DIR       sets FAULT_ARGV to the command of ROLE
 #   fault_listening DIR PID LIMIT  0 once the server (PID) listens
 # The faulted side must end within LIMIT s. The healthy side, once the faulted
-# one failed (see "The healthy side" in tests/e2e/faults.sh): GRACE s to end by
+# one failed (see "The healthy side" in tests/fault/faults.sh): GRACE s to end by
 # itself; then, if its role is in PROBE_ROLES, a fresh peer without the shim
 # (the probe, fault_probe); with KEEP_WAITING_SERVER=1, a server is left
 # waiting for the next run's client, which it must take (fault_serve_kept

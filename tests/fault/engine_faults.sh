@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# tests/e2e/engine_faults.sh -- the fio engines facing faults tests/e2e/engines.sh
+# tests/fault/engine_faults.sh -- the fio engines facing faults tests/e2e/engines.sh
 # does not cover, over real Soft-RoCE, inside the VM:
-#   scripts/softroce-vm run -- tests/e2e/engine_faults.sh [--help]
+#   scripts/softroce-vm run -- tests/fault/engine_faults.sh [--help]
 #
 # For each method (apm, gpspm): a second client for a workspace that is busy,
 # a client knocking on the wrong port, a client of the other method (the GPSPM
