@@ -20,8 +20,6 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-# shellcheck source=tests/e2e/fio_group.sh
-. tests/e2e/fio_group.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 A=$RPMA_TEST_ADDR
