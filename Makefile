@@ -155,13 +155,14 @@ $(TBUILD)/unit/flush_native: tests/unit/flush_native/flush_native_test.c $(FLUSH
 		$(FLUSH_NATIVE_OBJS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) -lcmocka -lpthread
 
 # The compile test: the public header alone, strict C99, every function called.
-$(BUILD)/compile/api_c99: tests/compile/api_c99.c librpma/include/librpma.h $(BUILD)/librpma.a
+$(BUILD)/compile/api_c99: tests/checks/compile/api_c99.c librpma/include/librpma.h \
+		$(BUILD)/librpma.a
 	@mkdir -p $(@D)
 	$(CC) -std=c99 -pedantic -Wall -Wextra -Werror -Ilibrpma/include -o $@ $< \
 		$(BUILD)/librpma.a $(LDLIBS_PROVIDER) -lpthread
 	@# a deprecated call must warn
 	@if $(CC) -std=c99 -Werror=deprecated-declarations -Ilibrpma/include -fsyntax-only \
-		tests/compile/deprecated.c 2>/dev/null; then \
+		tests/checks/compile/deprecated.c 2>/dev/null; then \
 		echo "FAIL: deprecated calls do not warn"; exit 1; fi
 	@echo "compile test: OK (public header is C99-clean, every function links, deprecated calls warn)"
 
@@ -233,8 +234,8 @@ test-vm-smoke: e2e-build
 # docs/reliability.md's tables against the results of the tests they cite (after the e2e
 # stages: build/e2e-results/<kernel>.tsv); the checker proves itself first
 test-doc-claims: $(UNIT_BINS)
-	@tests/docs/check_claims.py --self-test
-	@tests/docs/check_claims.py docs/reliability.md
+	@tests/checks/docs/check_claims.py --self-test
+	@tests/checks/docs/check_claims.py docs/reliability.md
 
 COVERAGE_MIN ?= 90
 

@@ -5,6 +5,6 @@
 #                       run as root to cover the root and the user cases)
 
 test-deps:
-	@tests/deps/test_deps.sh
+	@tests/checks/deps/test_deps.sh
 
 .PHONY: test-deps

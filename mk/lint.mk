@@ -1,9 +1,10 @@
 # mk/lint.mk -- static checkers over librpma/src, engines/, examples/ and tests/tools/.
 #
-#   make lint          cppcheck (tests/lint/cppcheck.supp), clang-tidy (.clang-tidy),
-#                      shellcheck over every shell script in git and no include circle
-#                      between the modules of engines/ and librpma/src
-#                      (tests/lint/include_cycles.py); any finding fails the make
+#   make lint          cppcheck (tests/checks/lint/cppcheck.supp), clang-tidy
+#                      (.clang-tidy), shellcheck over every shell script in git and
+#                      no include circle between the modules of engines/ and
+#                      librpma/src (tests/checks/lint/include_cycles.py); any
+#                      finding fails the make
 #
 # Each tool gets the flags the real build uses; fio's headers are system headers.
 # Findings are fixed, or suppressed with a one-line reason: in .clang-tidy for a
@@ -27,7 +28,7 @@ LINT_COMMON_FLAGS := -std=gnu11 -D_GNU_SOURCE -Ilibrpma/include -Ilibrpma/src -I
 lint-cppcheck: $(PROBE_H) $(GPSPM_PB).h
 	@command -v cppcheck >/dev/null || { echo "lint: cppcheck is missing" >&2; exit 1; }
 	cppcheck -q --error-exitcode=1 --enable=warning,style,performance,portability \
-		--inline-suppr --suppressions-list=tests/lint/cppcheck.supp --std=c11 \
+		--inline-suppr --suppressions-list=tests/checks/lint/cppcheck.supp --std=c11 \
 		-D_GNU_SOURCE -Ilibrpma/include -Ilibrpma/src -Iengines -Iexamples -I$(GPSPM_GEN) \
 		--include=$(PROBE_H) --suppress='*:$(BUILD)/*' \
 		--template='{file}:{line}: {severity}: {message} [{id}]' \
@@ -44,7 +45,7 @@ lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
 	@echo "lint: clang-tidy clean"
 
 lint-shellcheck:
-	@tests/lint/shellcheck.sh
+	@tests/checks/lint/shellcheck.sh
 
 # a module is a .c and its .h; the checker proves itself first (a planted circle is found).
 # fio enters the engines in engines/fio/ only: the other folders and the method files are
@@ -54,9 +55,9 @@ lint-includes:
 		engines/*.[ch] $(ENGINE_CORE_DIRS:%=%/*.[ch])); \
 		if [ -n "$$bad" ]; then echo "lint: fio's headers outside engines/fio/: $$bad" >&2; exit 1; fi
 	@echo "engines: fio's headers in engines/fio/ only"
-	@tests/lint/include_cycles.py --self-test
-	@tests/lint/include_cycles.py engines -I engines
-	@tests/lint/include_cycles.py librpma/src -I librpma/src -I librpma/include
+	@tests/checks/lint/include_cycles.py --self-test
+	@tests/checks/lint/include_cycles.py engines -I engines
+	@tests/checks/lint/include_cycles.py librpma/src -I librpma/src -I librpma/include
 
 lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes
 	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include circles)"

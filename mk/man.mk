@@ -3,7 +3,7 @@
 #   make man           build/man/man3/<function>.3 and build/man/man7/librpma.7
 #   make install-man   into $(DESTDIR)$(PREFIX)/share/man/man3 and man7 (also part of install)
 #   make test-man      every public function has a page, every page renders cleanly,
-#                      a DESTDIR install holds them all (tests/docs/check_man.sh)
+#                      a DESTDIR install holds them all (tests/checks/docs/check_man.sh)
 
 MAN_DIR := $(BUILD)/man
 MAN_STAMP := $(MAN_DIR)/.stamp
@@ -25,6 +25,6 @@ install: install-man
 
 # the library too: every symbol it exports must have a page
 test-man: $(MAN_STAMP) $(BUILD)/librpma.so
-	@tests/docs/check_man.sh
+	@tests/checks/docs/check_man.sh
 
 .PHONY: man install-man test-man

@@ -20,7 +20,7 @@ E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
 E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
 # every result also goes to a table per kernel (name, PASS|FAIL, seconds): what
-# tests/docs/check_reliability.py holds docs/reliability.md's claims against
+# tests/checks/docs/check_claims.py holds docs/reliability.md's claims against
 E2E_RESULTS=${E2E_RESULTS:-build/e2e-results/$(uname -r).tsv}
 mkdir -p "$(dirname "$E2E_RESULTS")" 2>/dev/null
 # E2E_VERBOSE=1: show the output of passing tests too

@@ -16,7 +16,7 @@ SHIM=$(realpath "${1:-build/fault/libfault.so}" 2>/dev/null) || SHIM=
 [ -f "$SHIM" ] || { echo "$0: the shim is missing: make fault-shim" >&2; exit 1; }
 OUT=build/fault/check
 # each case's result, named check-free-CASE, where docs/reliability.md's claims
-# are checked (tests/docs/check_claims.py)
+# are checked (tests/checks/docs/check_claims.py)
 RESULTS=build/e2e-results/host-check-free.tsv
 mkdir -p "$OUT" "$(dirname "$RESULTS")"
 : >"$RESULTS"

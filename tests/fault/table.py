@@ -10,7 +10,7 @@ usage: tests/fault/table.py [--into DOC.md] [RESULTS.tsv [SUITE]]
 <!-- end of table SUITE --> of DOC.md instead of printing it.
 
 SUITE, the e2e result that suite records for itself (faults-examples,
-faults-engines), fills a "shown by" column that tests/docs/check_claims.py
+faults-engines), fills a "shown by" column that tests/checks/docs/check_claims.py
 holds to a passing run.
 
 One row per run; consecutive runs of one pair and side with the same call and

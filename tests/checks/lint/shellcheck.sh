@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# tests/lint/shellcheck.sh -- make lint-shellcheck: shellcheck over every shell
+# tests/checks/lint/shellcheck.sh -- make lint-shellcheck: shellcheck over every shell
 # script git knows or would add (*.sh, and the files whose first line names bash
 # or sh): new scripts are checked before their first commit.
 # Any finding fails; a script silences one only next to it, with its reason.
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 command -v shellcheck >/dev/null || { echo "lint: shellcheck is missing (scripts/deps.sh)" >&2; exit 1; }
 files=()
 while IFS= read -r f; do

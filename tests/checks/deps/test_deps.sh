@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# tests/deps/test_deps.sh -- scripts/deps.sh on sample apt sources in a temporary
+# tests/checks/deps/test_deps.sh -- scripts/deps.sh on sample apt sources in a temporary
 # directory (DEPS_APT_ROOT), with stub apt-get, dpkg-query and sudo: nothing is
 # installed and the machine's own /etc/apt is neither read nor written.
 #
@@ -13,7 +13,7 @@
 # root case is skipped.
 set -euo pipefail
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+ROOT=$(cd "$(dirname "$0")/../../.." && pwd)
 NOBODY=65534
 # shellcheck source=tests/lib/verdict.sh
 . "$ROOT/tests/lib/verdict.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/docs/check_man.sh -- check librpma's man pages (make test-man).
+# tests/checks/docs/check_man.sh -- check librpma's man pages (make test-man).
 #
 # Every public function (the header's prototypes and, when built, the symbols
 # build/librpma.so exports) has a page; every page renders without a groff
@@ -10,7 +10,7 @@ set -euo pipefail
 
 usage() {
 	cat <<'USAGE'
-Usage: tests/docs/check_man.sh [--help]
+Usage: tests/checks/docs/check_man.sh [--help]
 
 Checks the man pages in build/man (run `make man` first, or use `make test-man`).
 Environment: MAN_DIR (default build/man), MAKE (default make).
@@ -23,7 +23,7 @@ case "${1:-}" in
 *) echo "check_man.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
 esac
 
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../.."
 MAN_DIR=${MAN_DIR:-build/man}
 MAKE=${MAKE:-make}
 HEADER=librpma/include/librpma.h

@@ -188,7 +188,8 @@ def self_test():
 
 
 def main():
-    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..'))
+    here = os.path.dirname(os.path.abspath(__file__))
+    root = os.path.normpath(os.path.join(here, '..', '..', '..'))
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n', 1)[0])
     parser.add_argument('doc', nargs='?')
     parser.add_argument('--results', default=os.path.join(root, 'build', 'e2e-results'))
