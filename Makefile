@@ -36,7 +36,7 @@ SOVERSION := 0
 
 CC ?= cc
 comma := ,
-# RDMA_CORE=PREFIX (scripts/rdma-core.sh prints it): build against that rdma-core instead
+# RDMA_CORE=PREFIX (scripts/rdma_core.sh prints it): build against that rdma-core instead
 # of the system's, into build/native/; the binaries find it through their run path (fio,
 # which links the system's libibverbs itself, needs LD_LIBRARY_PATH=PREFIX/lib)
 RDMA_CORE ?=

@@ -10,8 +10,8 @@ MAN_STAMP := $(MAN_DIR)/.stamp
 MANDIR ?= $(PREFIX)/share/man
 MAN_SRCS := $(sort $(wildcard docs/api/*.md))
 
-$(MAN_STAMP): scripts/gen-man.py librpma/include/librpma.h $(MAN_SRCS) Makefile
-	python3 scripts/gen-man.py --out $(MAN_DIR) --version $(VERSION)
+$(MAN_STAMP): scripts/gen_man.py librpma/include/librpma.h $(MAN_SRCS) Makefile
+	python3 scripts/gen_man.py --out $(MAN_DIR) --version $(VERSION)
 	@touch $@
 
 man: $(MAN_STAMP)

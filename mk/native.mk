@@ -1,5 +1,5 @@
 # mk/native.mk -- a build with native RDMA FLUSH and ATOMIC WRITE: a newer rdma-core than
-# Debian 12's, built privately once (scripts/rdma-core.sh, cached outside the clone).
+# Debian 12's, built privately once (scripts/rdma_core.sh, cached outside the clone).
 #
 #   make native             that rdma-core (once), then the library, examples and engines
 #                           against it in build/native/
@@ -21,7 +21,7 @@
 NATIVE_SERVER_JOBS := build/native/jobs/apm-server.fio build/native/jobs/gpspm-server.fio
 
 native:
-	@prefix=$$(scripts/rdma-core.sh) && \
+	@prefix=$$(scripts/rdma_core.sh) && \
 		$(MAKE) --no-print-directory RDMA_CORE="$$prefix" all examples engines tools $(NATIVE_SERVER_JOBS)
 
 build/native/jobs/%-server.fio: jobs/%-server.fio
@@ -33,7 +33,7 @@ test-native-build: native
 
 # the default build's engines and the peer take part (the ends differing)
 test-native-e2e: native e2e-build
-	@prefix=$$(scripts/rdma-core.sh) && \
+	@prefix=$$(scripts/rdma_core.sh) && \
 		$(VM) run --kernel 6.12 --pmem --timeout 1200 -q -- env RDMA_CORE="$$prefix" tests/native/run.sh
 
 # the matrix with apm-native beside apm and GPSPM (its own VM boot, 6.12)

@@ -1,7 +1,7 @@
 # mk/peer.mk -- the peer rpma-fio is compared with (issue #6): upstream librpma
 # 1.2.0 and fio 3.33's in-tree librpma engines, built privately in build/peer.
 #
-#   make peer           build/peer/fio (scripts/build-peer.sh; idempotent)
+#   make peer           build/peer/fio (scripts/build_peer.sh; idempotent)
 #   make test-interop   tests/e2e/interop.sh in the Soft-RoCE VM (with --pmem)
 #   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
 #                       ours,peer over the benchmark's points into build/bench/<date-time>,
@@ -18,7 +18,7 @@ BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --
 BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
 
 peer:
-	scripts/build-peer.sh --out $(PEER_DIR)
+	scripts/build_peer.sh --out $(PEER_DIR)
 
 test-interop: peer engines
 	flock $(VM_LOCK) $(VM) run --pmem --timeout 900 -- tests/e2e/interop.sh

@@ -246,7 +246,7 @@ check_tools() {
 	if [ "$NATIVE" = 1 ]; then
 		[ -f "$ROOT/$ENGINE_DIR/jobs/apm-server.fio" ] || die "$ENGINE_DIR/jobs is missing: run make native"
 		if [ -z "$RDMA_CORE_PREFIX" ]; then
-			RDMA_CORE_PREFIX=$("$ROOT/scripts/rdma-core.sh") || die "--native: scripts/rdma-core.sh failed"
+			RDMA_CORE_PREFIX=$("$ROOT/scripts/rdma_core.sh") || die "--native: scripts/rdma_core.sh failed"
 		fi
 		[ -e "$RDMA_CORE_PREFIX/lib/libibverbs.so.1" ] ||
 			die "--native: no libibverbs in '$RDMA_CORE_PREFIX/lib': run make native"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/e2e/interop.sh -- rpma-fio's engines against the peer: fio 3.33's in-tree
 # librpma_{apm,gpspm}_{client,server} engines over upstream librpma 1.2.0
-# (build/peer/fio, made by scripts/build-peer.sh, `make peer`). Inside the VM:
+# (build/peer/fio, made by scripts/build_peer.sh, `make peer`). Inside the VM:
 #
 #   flock /tmp/rpma-vm.lock scripts/softroce-vm run --pmem --timeout 900 -- tests/e2e/interop.sh
 #

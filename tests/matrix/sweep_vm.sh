@@ -49,7 +49,7 @@ show_logs() {
 # whatever the order of the --section options), each without error
 json_has_sections() {
 	local json=$1 want got
-	want=$(scripts/gen-sweep-jobs.py --sections "${SECTIONS[@]}" | sed 's/^--section=//')
+	want=$(scripts/gen_sweep_jobs.py --sections "${SECTIONS[@]}" | sed 's/^--section=//')
 	got=$(python3 -c 'import json, sys
 t = open(sys.argv[1]).read()
 for j in json.loads(t[t.index("{"):])["jobs"]:

@@ -99,13 +99,13 @@ sweep_sections_pair() {
 
 sweep_sections_listed() {
 	local out
-	out=$("$ROOT/scripts/gen-sweep-jobs.py" --sections 'write-bs4k-*' '*-bs64k-qd1')
+	out=$("$ROOT/scripts/gen_sweep_jobs.py" --sections 'write-bs4k-*' '*-bs64k-qd1')
 	if [ "$(wc -l <<<"$out")" -ne 10 ] || ! grep -qx -- '--section=write-bs4k-qd128' <<<"$out" ||
 			! grep -qx -- '--section=read-bs64k-qd1' <<<"$out"; then
 		echo "$out"
 		return 1
 	fi
-	if "$ROOT/scripts/gen-sweep-jobs.py" --sections 'nothing-*' 2>/dev/null; then
+	if "$ROOT/scripts/gen_sweep_jobs.py" --sections 'nothing-*' 2>/dev/null; then
 		echo "a pattern matching nothing was accepted"
 		return 1
 	fi
@@ -130,7 +130,7 @@ sweep_repeats_and_failure() {
 }
 
 sweep_checks() {
-	check "sweep: the job files are the generator's output" "$ROOT/scripts/gen-sweep-jobs.py" --check
+	check "sweep: the job files are the generator's output" "$ROOT/scripts/gen_sweep_jobs.py" --check
 	check "sweep: client and server sections pair up, all stonewalled" sweep_sections_pair
 	check "sweep: --sections lists the matching sections" sweep_sections_listed
 	check "sweep: report of an APM and a GPSPM sweep" sweep_report "$SWEEP/apm.json" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # tests/native/check_build.sh -- the native build (make native, build/native/) is what it
-# claims: built against the private rdma-core of scripts/rdma-core.sh, its probe found
+# claims: built against the private rdma-core of scripts/rdma_core.sh, its probe found
 # ibv_wr_flush and ibv_wr_atomic_write, its library, examples and engines load that
 # rdma-core's libibverbs and librdmacm (not the system's), and that rdma-core has the rxe
 # provider the Soft-RoCE VM needs, registered in its own configuration directory.
@@ -19,7 +19,7 @@ check() { # NAME CONDITION-STATUS [WHY]
 	fi
 }
 
-prefix=$(scripts/rdma-core.sh) || { echo "FAIL native-build: scripts/rdma-core.sh failed"; exit 1; }
+prefix=$(scripts/rdma_core.sh) || { echo "FAIL native-build: scripts/rdma_core.sh failed"; exit 1; }
 
 for verb in FLUSH ATOMIC_WRITE; do
 	grep -q "^#define RPMA_HAVE_IBV_WR_$verb 1" "$B/probe.h"

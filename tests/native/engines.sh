@@ -2,7 +2,7 @@
 # tests/native/engines.sh -- the engines of the native build (build/native/, rdma-core
 # with ibv_wr_flush) in the 6.12 guest, whose rxe executes RDMA FLUSH and ATOMIC WRITE:
 #
-#   prefix=$(scripts/rdma-core.sh)
+#   prefix=$(scripts/rdma_core.sh)
 #   scripts/softroce-vm run --kernel 6.12 --pmem -- env RDMA_CORE="$prefix" tests/native/engines.sh
 #
 # fio links the system's libibverbs, so every fio running a native engine runs under
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run --kernel 6.12 -- ...)}"
-: "${RDMA_CORE:?the private rdma-core prefix (RDMA_CORE=\$(scripts/rdma-core.sh))}"
+: "${RDMA_CORE:?the private rdma-core prefix (RDMA_CORE=\$(scripts/rdma_core.sh))}"
 A=$RPMA_TEST_ADDR
 N=build/native
 PEER_FIO=${PEER_FIO:-build/peer/fio}

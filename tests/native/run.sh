@@ -6,7 +6,7 @@
 # differing, the peer). Needs RDMA_CORE (the private rdma-core's prefix).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
-: "${RDMA_CORE:?the private rdma-core prefix (RDMA_CORE=\$(scripts/rdma-core.sh))}"
+: "${RDMA_CORE:?the private rdma-core prefix (RDMA_CORE=\$(scripts/rdma_core.sh))}"
 status=0
 for suite in examples engines; do
 	echo "-- native $suite (kernel $(uname -r))"

@@ -10,7 +10,7 @@ from .common import FIO_METHODS, PLAN_COLUMNS, PROG, die, parse_size
 from .report import build
 from .runs import load_fio_json
 
-# the sections of jobs/sweep.fio (scripts/gen-sweep-jobs.py): write-bs4k-qd16
+# the sections of jobs/sweep.fio (scripts/gen_sweep_jobs.py): write-bs4k-qd16
 SWEEP_SECTION = re.compile(r"(write|read)-bs([1-9][0-9]*[kKmM]?)-qd([1-9][0-9]*)")
 SWEEP_FIO_RW = {"write": ("randwrite", "write"), "read": ("randread", "read")}
 

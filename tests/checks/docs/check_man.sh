@@ -27,7 +27,7 @@ cd "$(dirname "$0")/../../.."
 MAN_DIR=${MAN_DIR:-build/man}
 MAKE=${MAKE:-make}
 HEADER=librpma/include/librpma.h
-GEN=scripts/gen-man.py
+GEN=scripts/gen_man.py
 [ -d "$MAN_DIR/man3" ] || { echo "check_man.sh: no pages in $MAN_DIR/man3: run 'make man'" >&2; exit 2; }
 
 tmp=$(mktemp -d)

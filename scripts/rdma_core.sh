@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# scripts/rdma-core.sh -- a newer rdma-core than Debian 12's (44: no ibv_wr_flush, no
+# scripts/rdma_core.sh -- a newer rdma-core than Debian 12's (44: no ibv_wr_flush, no
 # ibv_wr_atomic_write), built privately from a later Debian release's source package
 # into a cache outside the clone; nothing is installed over the system.
 #
-#   scripts/rdma-core.sh           build it once (later runs reuse it, offline); print its prefix
-#   scripts/rdma-core.sh --where   print the prefix it has or would have, build nothing
-#   scripts/rdma-core.sh --help
+#   scripts/rdma_core.sh           build it once (later runs reuse it, offline); print its prefix
+#   scripts/rdma_core.sh --where   print the prefix it has or would have, build nothing
+#   scripts/rdma_core.sh --help
 #
-# Then: make RDMA_CORE="$(scripts/rdma-core.sh)" builds the library, examples and engines
+# Then: make RDMA_CORE="$(scripts/rdma_core.sh)" builds the library, examples and engines
 # against it into build/native/ (its probe finds the native verbs; binaries find the
 # libraries and their providers, librxe among them, through their run path).
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# scripts/build-peer.sh -- build the "peer" rpma-fio is compared with: upstream
+# scripts/build_peer.sh -- build the "peer" rpma-fio is compared with: upstream
 # librpma 1.2.0 (Debian's librpma0/librpma-dev) and a private fio 3.33 built from
 # Debian's source package with its in-tree librpma_{apm,gpspm}_{client,server}
 # engines. Nothing is installed on the system: the packages are unpacked with
@@ -28,7 +28,7 @@ PEER_DEBS=(
 
 usage() {
 	cat <<EOF
-Usage: scripts/build-peer.sh [--out DIR] [--jobs N] [--force]
+Usage: scripts/build_peer.sh [--out DIR] [--jobs N] [--force]
 
 Builds the peer implementation for interoperability tests and benchmarks:
   DIR/root/            librpma $LIBRPMA_DEB_VERSION and libpmem $PMDK_DEB_VERSION, unpacked
@@ -53,12 +53,12 @@ EOF
 }
 
 die() {
-	echo "build-peer: $*" >&2
+	echo "build_peer: $*" >&2
 	exit 1
 }
 
 say() {
-	echo "build-peer: $*"
+	echo "build_peer: $*"
 }
 
 while [ $# -gt 0 ]; do
