@@ -12,7 +12,7 @@
                                   DIR (lib/modules/KVER); exit 2 if one is missing
 
 The logic is in the softroce_vm package next to this file (unit tests:
-tests/vm/test_softroce_vm.py).
+tests/vm/test_cli.py, test_vmlinux.py, test_modules.py; make test-vm-unit).
 """
 
 import os

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * fuzz_gpspm_client.c -- libFuzzer target: the GPSPM client's flush slots
- * (engines/gpspm/slots.c) driven by a program of events, checked against a
+ * (engines/gpspm/client_slots.c) driven by a program of events, checked against a
  * reference model of the protocol.
  *
  * The input: one byte picks nslots (1..16); then operations, an opcode byte

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * engine_gpspm_client_slots_test.c -- the GPSPM client's flush requests in flight
- * (engines/gpspm/slots.c): creation and its guards, slots and sequence numbers
+ * (engines/gpspm/client_slots.c): creation and its guards, slots and sequence numbers
  * handed out, a flush completing on its SEND and its response in either order,
  * in-order retirement, every event the protocol rules out, reads held behind
  * unanswered flushes, and long seeded runs checked against a reference model.

@@ -3,7 +3,7 @@
  * engine_no_flush_test.c -- the no_flush option's decision: which batches get
  * the method's flush (io.c posts it, and signals the last operation instead
  * when there is none). The end-to-end check that no flush reaches the wire is
- * tests/matrix/no_flush_vm.sh.
+ * tests/matrix/check_vm_run.sh (make test-matrix-vm: its no_flush=1 cost run).
  */
 #include <stdarg.h>
 #include <stdbool.h>
