@@ -2,9 +2,9 @@
 # shellcheck disable=SC2016 # single-quoted commands are expanded by the guest's shell
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# vm_selftest.sh -- self-test of the Soft-RoCE VM harness (scripts/softroce-vm).
+# tests/vm/selftest.sh -- self-test of the Soft-RoCE VM harness (scripts/softroce-vm).
 #
-# Usage: tests/e2e/vm_selftest.sh [--kernel 6.1|6.12] [--no-pmem]
+# Usage: tests/vm/selftest.sh [--kernel 6.1|6.12] [--no-pmem]
 #
 # Boots the VM a few times (one at a time; ~1 min under TCG) and checks exit
 # status propagation, output streaming, the timeout, the rxe device and the
@@ -40,7 +40,7 @@ while (($#)); do
 		exit 0
 		;;
 	*)
-		echo "vm_selftest.sh: unknown argument '$1'" >&2
+		echo "selftest.sh: unknown argument '$1'" >&2
 		exit 2
 		;;
 	esac
