@@ -7,7 +7,7 @@
 # client SIGKILLed mid-run while its server runs under memcheck (the server job
 # must end cleanly, status 0, and release everything). valgrind exits 99 on an
 # error or a definite/possible leak; tests/e2e/valgrind.supp hides rdma-core's
-# process-wide state only, tests/fault/fio.supp one leak of fio's own option
+# process-wide state only, tests/e2e/fio.supp one leak of fio's own option
 # parser (VALGRIND_ENGINES_SUPP may add more). (One method after the other: two
 # lanes side by side measured slower, memcheck keeps both vCPUs busy.)
 set -uo pipefail
@@ -25,7 +25,7 @@ A=$RPMA_TEST_ADDR
 E2E_STEP_TIMEOUT=${E2E_VALGRIND_STEP_TIMEOUT:-150}
 E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-90}
 COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0 BUSY_WAIT=0)
-SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/fault/fio.supp)
+SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/e2e/fio.supp)
 [ -n "${VALGRIND_ENGINES_SUPP:-}" ] && SUPP+=(--suppressions="$VALGRIND_ENGINES_SUPP")
 # fio built from the tree the engines are compiled against, with few libraries:
 # Debian's fio loads 64, which takes valgrind ~55 s a run under TCG (mk/valgrind.mk)
