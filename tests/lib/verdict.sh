@@ -2,6 +2,8 @@
 # tests/lib/verdict.sh -- the PASS/FAIL lines and the closing count of the
 # host-side test scripts (sourced). The last line a script prints with
 # `summary` is "N passed, M failed"; summary's status is the verdict.
+# The one library shared across kinds (checks/deps, matrix, vm); each kind's
+# own helpers are its folder's lib.sh (e2e, fault, multinode).
 PASSED=0
 FAILED=0
 
