@@ -94,22 +94,24 @@ static int die(const char *what, int ret)
 	return 2;
 }
 
-/* the next connection event, if one comes within ms: 1 closed/lost, 0 none, -1 error */
-static int conn_gone(struct ctx *x, int ms)
+/* what the next connection event (if one comes within ms) says of the server */
+enum server_state { SERVER_THERE, SERVER_GONE, SERVER_EVENT_FAILED };
+
+static enum server_state conn_gone(struct ctx *x, int ms)
 {
 	struct pollfd pfd = {.fd = x->ev_fd, .events = POLLIN};
 	enum rpma_conn_event ev;
 	if (x->gone)
-		return 1;
+		return SERVER_GONE;
 	if (poll(&pfd, 1, ms) != 1)
-		return 0;
+		return SERVER_THERE;
 	if (rpma_conn_next_event(x->conn, &ev))
-		return -1;
+		return SERVER_EVENT_FAILED;
 	if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
 		x->gone = true;
-		return 1;
+		return SERVER_GONE;
 	}
-	return 0;
+	return SERVER_THERE;
 }
 
 /* Build the message of a case into out; returns its length, or -1 for an unknown case. */
@@ -219,12 +221,12 @@ static enum got next_event(struct ctx *x, uint64_t deadline, struct gpspm_resp *
 			snprintf(why, whylen, "rpma_cq_get_wc: %s", rpma_err_2str(ret));
 			return GOT_ERROR;
 		}
-		int g = conn_gone(x, 1);
-		if (g < 0) {
+		enum server_state g = conn_gone(x, 1);
+		if (g == SERVER_EVENT_FAILED) {
 			snprintf(why, whylen, "rpma_conn_next_event failed");
 			return GOT_ERROR;
 		}
-		if (g > 0)
+		if (g == SERVER_GONE)
 			return GOT_GONE;
 	}
 	return GOT_TIMEOUT;
