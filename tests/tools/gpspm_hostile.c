@@ -153,10 +153,8 @@ static long build(struct ctx *x, const char *c, uint8_t *out, enum expect *expec
 	} else if (strcmp(c, "garbage") == 0) {
 		memset(out, 0xff, GPSPM_REQ_SIZE);
 		return GPSPM_REQ_SIZE;
-	} else if (strcmp(c, "empty") == 0) {
-		return 0;
-	} else if (strcmp(c, "write-imm") == 0) {
-		return 0; /* no message: run_case() writes with immediate data instead */
+	} else if (strcmp(c, "empty") == 0 || strcmp(c, "write-imm") == 0) {
+		return 0; /* (write-imm: no message; run_case() writes with immediate data) */
 	} else if (strcmp(c, "oversized") == 0) {
 		memset(out, 0, 600);
 		(void) gpspm_req_encode(&r, out, GPSPM_MSG_MAX, &len);
