@@ -276,7 +276,8 @@ if [ -n "$DAX" ]; then
 		jobs/write.fio
 	gp_pair devdax-rw-4k-qd8-batch2 "read write" "$dax" 'SYNC=0 IODEPTH=8 BATCH=2' jobs/rw.fio
 	if gp_want gpspm-devdax-rw-4k-qd8-batch2; then
-		grep -q 'bytes persisted' "$E2E_TMP/gpspm-devdax-rw-4k-qd8-batch2/server.log" 2>/dev/null
+		grep -Eq 'served [1-9][0-9]* flush requests \([1-9][0-9]* bytes persisted\)' \
+			"$E2E_TMP/gpspm-devdax-rw-4k-qd8-batch2/server.log" 2>/dev/null
 		e2e_result gpspm-devdax-server-persists $?
 	fi
 fi
