@@ -228,7 +228,20 @@ static enum server_wc on_wc(struct rpmafio_server *s, struct gpspm_server *g,
 		*status = wc->status;
 		return SERVER_WC_CONN_FAILED;
 	}
-	if (tag == WR_SEND && gpspm_server_slots_sent(g->slots, k) == 0)
+	/*
+	 * A receive is a request only when a SEND filled it: an RDMA write with
+	 * immediate data consumes a posted receive too, and its buffer holds
+	 * nothing new (the last request, served already).
+	 */
+	if (tag == WR_RECV && wc->opcode != IBV_WC_RECV) {
+		rpmafio_fail(&s->job, EPROTO, "rejected a message from the client: a receive "
+			"completed as opcode %d (%s), not by a SEND; disconnecting", (int)wc->opcode,
+			wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM ? "an RDMA write with immediate data" :
+			"not a message");
+		return SERVER_WC_REFUSED;
+	}
+	if (tag == WR_SEND && wc->opcode == IBV_WC_SEND &&
+			gpspm_server_slots_sent(g->slots, k) == 0)
 		return SERVER_WC_TAKEN;
 	if (tag == WR_RECV && gpspm_server_slots_received(g->slots, k, wc->byte_len) == 0)
 		return SERVER_WC_TAKEN;

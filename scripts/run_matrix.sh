@@ -106,7 +106,8 @@ Server memory:
   --pmem               in the VM: use its emulated device DAX (--mem /dev/dax0.0)
 
 Output and control:
-  --out DIR            the result folder (default build/matrix/<date-time>)
+  --out DIR            the result folder (default build/matrix/<date-time>); outside
+                       the project folder too (the VM's results are moved there)
   --dry-run            print the plan and its estimated duration, run nothing
   -h, --help           this help
 
@@ -399,22 +400,49 @@ show_summary() {
 	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
 }
 
+# is path $1 inside the project folder (the one folder the VM shares, read-write)?
+inside_project() {
+	local p root
+	p=$(realpath -m "$1") root=$(realpath "$ROOT")
+	case $p/ in "$root"/*) return 0 ;; *) return 1 ;; esac
+}
+
 # Re-run this script in the Soft-RoCE VM; the report is built here afterwards
-# (also after Ctrl-C, from what the VM left).
+# (also after Ctrl-C, from what the VM left). The guest writes only into the project
+# folder (anything else dies with its overlay): a result folder outside it is measured
+# into build/matrix/.staging-* and moved to --out afterwards.
 run_in_vm() {
 	echo "$PROG: no RDMA device here: running in the Soft-RoCE VM (scripts/softroce-vm)" >&2
-	local vm_args=(-q --timeout 7200) args=(--in-vm --out "$OUT")
+	local vm_args=(-q --timeout 7200) dest=$OUT stage=''
+	if ! inside_project "$OUT"; then
+		stage=$ROOT/build/matrix/.staging-$(date +%Y%m%d-%H%M%S)-$$
+		echo "$PROG: --out is outside the project folder, which is all the VM can write to:" \
+			"measuring into $stage, moved to $dest at the end" >&2
+		OUT=$stage
+	fi
 	[ -z "$VM_KERNEL" ] || vm_args+=(--kernel "$VM_KERNEL")
 	[ "$VM_PMEM" = 0 ] || vm_args+=(--pmem)
-	mkdir -p "$OUT"
+	mkdir -p "$OUT" "$dest"
 	local status=0
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
+	# (our --out last: it wins over the one the user gave)
 	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- env RPMA_FIO_RDMA_CORE="$RDMA_CORE_PREFIX" \
-		"$ROOT/scripts/run_matrix.sh" "${args[@]}" "${ORIG_ARGS[@]}" || status=$?
+		"$ROOT/scripts/run_matrix.sh" "${ORIG_ARGS[@]}" --in-vm --out "$OUT" || status=$?
 	trap - INT TERM
-	[ -e "$OUT/status" ] || echo "partial (the VM run failed with status $status)" >"$OUT/status"
+	if [ ! -e "$OUT/status" ]; then
+		if [ "$status" -eq 0 ]; then
+			echo "partial (the VM run ended without writing any result into $OUT)" >"$OUT/status"
+		else
+			echo "partial (the VM run failed with status $status)" >"$OUT/status"
+		fi
+	fi
 	grep -q '^complete' "$OUT/status" || [ "$status" -eq 0 ] ||
 		echo "partial (the VM run ended with status $status)" >"$OUT/status"
+	if [ -n "$stage" ]; then
+		cp -a "$stage/." "$dest/" || die "cannot move the results from $stage to $dest: they stay in $stage"
+		rm -rf "$stage"
+		OUT=$dest
+	fi
 	if [ -e "$OUT/plan.tsv" ]; then
 		build_report
 	fi

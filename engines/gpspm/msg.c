@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /* msg.c -- the GPSPM flush messages on top of protoc-c's code (see msg.h) */
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -44,18 +45,26 @@ static void arena_free(void *data, void *ptr)
 
 /* ---- explaining a rejection: a walk over the wire format ---- */
 
-/* the fields a message may carry: all required fixed64, numbered 1..n */
+/*
+ * The fields a message may carry: all required fixed64, numbered 1..n; field i
+ * decodes into the uint64_t at offset dst[i] of its struct (msg.h).
+ */
 struct msg_spec {
 	const char *what;	/* "flush request" */
 	const char *const *names; /* names[i] is field i + 1 */
+	const size_t *dst;
 	unsigned nfields;
 	const ProtobufCMessageDescriptor *desc;
 };
 
 static const char *const req_names[] = {"offset", "length", "op_context"};
+static const size_t req_dst[] = {offsetof(struct gpspm_req, offset),
+	offsetof(struct gpspm_req, length), offsetof(struct gpspm_req, op_context)};
 static const char *const resp_names[] = {"op_context"};
-static const struct msg_spec req_spec = {"flush request", req_names, 3, &gpspm_req__descriptor};
-static const struct msg_spec resp_spec = {"flush response", resp_names, 1,
+static const size_t resp_dst[] = {offsetof(struct gpspm_resp, op_context)};
+static const struct msg_spec req_spec = {"flush request", req_names, req_dst, 3,
+	&gpspm_req__descriptor};
+static const struct msg_spec resp_spec = {"flush response", resp_names, resp_dst, 1,
 	&gpspm_resp__descriptor};
 
 static enum gpspm_msg_status say(enum gpspm_msg_status st, char *why, size_t whylen,
@@ -212,37 +221,30 @@ static ProtobufCMessage *unpack(const struct msg_spec *spec, const void *buf, si
 	return NULL;
 }
 
-/* every field of a message (all fixed64, numbered 1..nfields) into field[] */
+/* a message of spec's kind into its struct at out (NULL: only checked) */
 static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf, size_t len,
-		uint64_t *field, char *why, size_t whylen)
+		void *out, char *why, size_t whylen)
 {
 	struct arena a;
 	enum gpspm_msg_status st;
 	const ProtobufCMessage *m = unpack(spec, buf, len, &a, &st, why, whylen);
 
-	for (unsigned i = 0; m && i < spec->nfields; i++)
-		field[i] = *(const uint64_t *)((const char *)m + spec->desc->fields[i].offset);
+	for (unsigned i = 0; m && out && i < spec->nfields; i++)
+		*(uint64_t *)((char *)out + spec->dst[i]) =
+			*(const uint64_t *)((const char *)m + spec->desc->fields[i].offset);
 	return st;
 }
 
 enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm_req *req,
 		char *why, size_t whylen)
 {
-	uint64_t f[3];
-	enum gpspm_msg_status st = decode(&req_spec, buf, len, f, why, whylen);
-	if (st == GPSPM_MSG_OK && req)
-		*req = (struct gpspm_req){.offset = f[0], .length = f[1], .op_context = f[2]};
-	return st;
+	return decode(&req_spec, buf, len, req, why, whylen);
 }
 
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen)
 {
-	uint64_t f[1];
-	enum gpspm_msg_status st = decode(&resp_spec, buf, len, f, why, whylen);
-	if (st == GPSPM_MSG_OK && resp)
-		resp->op_context = f[0];
-	return st;
+	return decode(&resp_spec, buf, len, resp, why, whylen);
 }
 
 const char *gpspm_msg_status_str(enum gpspm_msg_status st)

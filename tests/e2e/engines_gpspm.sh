@@ -274,7 +274,8 @@ if [ -n "$DAX" ]; then
 		jobs/write.fio
 	gp_pair devdax-rw-4k-qd8-batch2 "read write" "$dax" 'SYNC=0 IODEPTH=8 BATCH=2' jobs/rw.fio
 	if gp_want gpspm-devdax-rw-4k-qd8-batch2; then
-		grep -q 'bytes persisted' "$E2E_TMP/gpspm-devdax-rw-4k-qd8-batch2/server.log" 2>/dev/null
+		grep -Eq 'served [1-9][0-9]* flush requests \([1-9][0-9]* bytes persisted\)' \
+			"$E2E_TMP/gpspm-devdax-rw-4k-qd8-batch2/server.log" 2>/dev/null
 		e2e_result gpspm-devdax-server-persists $?
 	fi
 fi
@@ -312,6 +313,8 @@ gp_hostile garbage 1 'rejected a message from the client: flush request: the fie
 gp_hostile empty 1 'rejected a message from the client: empty flush request' 1 '' valid empty
 gp_hostile oversized 1 'receiving it failed \(.*\): is it longer than the 512-byte receive buffer' \
 	1 '' valid oversized
+gp_hostile write-imm 1 'a receive completed as opcode [0-9]+ \(an RDMA write with immediate data\), not by a SEND' \
+	1 '' valid write-imm
 gp_hostile first-message-bad 1 "$out_of_range 67108864 length 1" 0 'SERVER_BUSY_WAIT=1' beyond
 if [ -n "$DAX" ]; then
 	dax="SERVER_MEM=$DAX SERVER_SIZE=64m"

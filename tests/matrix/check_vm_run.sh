@@ -8,7 +8,8 @@
 # of a 4 KiB APM sync write (ours and the peer's) and of the same write with no_flush=1
 # (the flush's read request and response gone), the charts, the report rendered; then
 # instructions per I/O (--instructions=sync, callgrind) of ours at a 4 KiB GPSPM sync
-# write with a sleeping server, client and server side (the peer's: make bench).
+# write with a sleeping server, client and server side (the peer's: make bench), into a
+# result folder outside the project (the VM writes only there: the runner stages it).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -119,13 +120,23 @@ tests/matrix/render_check.sh "$OUT" || fail "report.html does not render properl
 [ "$FAILED" -gt 0 ] || echo "PASS --quick matrix: every point measured and reported"
 
 # instructions per I/O (callgrind) of ours at the 4 KiB sync write of GPSPM with a
-# sleeping server (client and server side); the peer's beside ours: make bench
-INSTR=$ROOT/build/matrix-ci-instr
-rm -rf "$INSTR"
+# sleeping server (client and server side); the peer's beside ours: make bench.
+# Its result folder is outside the project, which the VM cannot write to: the runner
+# must measure into a staging folder of its own and leave everything here.
+INSTR_PARENT=$(mktemp -d /tmp/rpma-matrix-ci.XXXXXX)
+INSTR=$INSTR_PARENT/instr
+trap 'rm -rf "$INSTR_PARENT"' EXIT
 status=0
 scripts/run_matrix.sh "${PLAN[@]}" --methods gpspm-sleep --rw write \
 	--no-costs --instructions=sync --out "$INSTR" || status=$?
 [ "$status" -eq 0 ] || fail "run_matrix.sh --instructions exited with $status"
+grep -qx complete "$INSTR/status" 2>/dev/null ||
+	fail "--out outside the project: status is '$(cat "$INSTR/status" 2>/dev/null)', not complete"
+if [ ! -s "$INSTR/results.csv" ] || [ ! -s "$INSTR/report.html" ]; then
+	fail "--out outside the project: no results.csv or report.html in $INSTR"
+fi
+! ls -d "$ROOT"/build/matrix/.staging-* >/dev/null 2>&1 ||
+	fail "a staging folder was left in build/matrix/"
 OUT=$INSTR
 instr=0
 while IFS=$'\t' read -r id impl method _ rw bs _ sync _; do

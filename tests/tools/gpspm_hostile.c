@@ -26,6 +26,8 @@
  *     garbage        27 bytes of 0xff
  *     empty          a 0-byte message
  *     oversized      600 bytes: more than the server's 512-byte receive buffers
+ *     write-imm      no message: an RDMA write with immediate data (8 bytes at
+ *                    offset 0), which consumes one of the server's receives
  *   several requests at once (each must be answered exactly once):
  *     flood          2 * max_msg_num + 4 requests (4 KiB each, distinct
  *                    op_contexts) posted back to back, without waiting for an
@@ -73,6 +75,7 @@ struct ctx {
 	struct rpma_conn *conn;
 	struct rpma_cq *cq;
 	struct rpma_mr_local *mr;
+	struct rpma_mr_remote *server_mr;
 	char *buf;
 	int ev_fd;
 	uint64_t ws_size;
@@ -94,22 +97,24 @@ static int die(const char *what, int ret)
 	return 2;
 }
 
-/* the next connection event, if one comes within ms: 1 closed/lost, 0 none, -1 error */
-static int conn_gone(struct ctx *x, int ms)
+/* what the next connection event (if one comes within ms) says of the server */
+enum server_state { SERVER_THERE, SERVER_GONE, SERVER_EVENT_FAILED };
+
+static enum server_state conn_gone(struct ctx *x, int ms)
 {
 	struct pollfd pfd = {.fd = x->ev_fd, .events = POLLIN};
 	enum rpma_conn_event ev;
 	if (x->gone)
-		return 1;
+		return SERVER_GONE;
 	if (poll(&pfd, 1, ms) != 1)
-		return 0;
+		return SERVER_THERE;
 	if (rpma_conn_next_event(x->conn, &ev))
-		return -1;
+		return SERVER_EVENT_FAILED;
 	if (ev == RPMA_CONN_CLOSED || ev == RPMA_CONN_LOST) {
 		x->gone = true;
-		return 1;
+		return SERVER_GONE;
 	}
-	return 0;
+	return SERVER_THERE;
 }
 
 /* Build the message of a case into out; returns its length, or -1 for an unknown case. */
@@ -148,8 +153,8 @@ static long build(struct ctx *x, const char *c, uint8_t *out, enum expect *expec
 	} else if (strcmp(c, "garbage") == 0) {
 		memset(out, 0xff, GPSPM_REQ_SIZE);
 		return GPSPM_REQ_SIZE;
-	} else if (strcmp(c, "empty") == 0) {
-		return 0;
+	} else if (strcmp(c, "empty") == 0 || strcmp(c, "write-imm") == 0) {
+		return 0; /* (write-imm: no message; run_case() writes with immediate data) */
 	} else if (strcmp(c, "oversized") == 0) {
 		memset(out, 0, 600);
 		(void) gpspm_req_encode(&r, out, GPSPM_MSG_MAX, &len);
@@ -219,12 +224,12 @@ static enum got next_event(struct ctx *x, uint64_t deadline, struct gpspm_resp *
 			snprintf(why, whylen, "rpma_cq_get_wc: %s", rpma_err_2str(ret));
 			return GOT_ERROR;
 		}
-		int g = conn_gone(x, 1);
-		if (g < 0) {
+		enum server_state g = conn_gone(x, 1);
+		if (g == SERVER_EVENT_FAILED) {
 			snprintf(why, whylen, "rpma_conn_next_event failed");
 			return GOT_ERROR;
 		}
-		if (g > 0)
+		if (g == SERVER_GONE)
 			return GOT_GONE;
 	}
 	return GOT_TIMEOUT;
@@ -248,8 +253,13 @@ static int run_case(struct ctx *x, const char *c)
 		printf("case %s: FAIL (the server had already disconnected)\n", c);
 		return 1;
 	}
-	if ((ret = rpma_send(x->conn, len ? x->mr : NULL, SEND_OFF, (size_t)len,
-			RPMA_F_COMPLETION_ALWAYS, NULL))) {
+	if (strcmp(c, "write-imm") == 0)
+		ret = rpma_write_with_imm(x->conn, x->server_mr, 0, x->mr, SEND_OFF, 8,
+			RPMA_F_COMPLETION_ALWAYS, 0x5eed, NULL);
+	else
+		ret = rpma_send(x->conn, len ? x->mr : NULL, SEND_OFF, (size_t)len,
+			RPMA_F_COMPLETION_ALWAYS, NULL);
+	if (ret) {
 		printf("case %s: FAIL (cannot send: %s)\n", c, rpma_err_2str(ret));
 		return 1;
 	}
@@ -458,6 +468,7 @@ int main(int argc, char *argv[])
 			(ret = rpma_mr_remote_get_size(mr_remote, &size)))
 		return die("the server's memory descriptor", ret);
 	x.ws_size = size;
+	x.server_mr = mr_remote;
 	x.max_msg_num = ws.max_msg_num;
 	printf("connected: workspace of %zu bytes, max_msg_num %u\n", size, ws.max_msg_num);
 
@@ -466,8 +477,8 @@ int main(int argc, char *argv[])
 	if (posix_memalign((void **)&x.buf, 4096, BUF_SIZE))
 		return 2;
 	memset(x.buf, 0, BUF_SIZE);
-	if ((ret = rpma_mr_reg(x.peer, x.buf, BUF_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
-			&x.mr)))
+	if ((ret = rpma_mr_reg(x.peer, x.buf, BUF_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV |
+			RPMA_MR_USAGE_WRITE_SRC, &x.mr)))
 		return die("rpma_mr_reg", ret);
 	for (unsigned k = 0; k < SLOTS; k++)
 		if ((ret = rpma_recv(x.conn, x.mr, RECV_OFF(k), GPSPM_MSG_MAX,

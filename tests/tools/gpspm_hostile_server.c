@@ -253,14 +253,14 @@ static int serve(struct serving *sv)
 
 	unasked(sv);
 	while (!sv->failed) {
-		int r = hs_poll(&sv->c, &wc, 100);
+		enum hs_polled r = hs_poll(&sv->c, &wc, 100);
 		uint64_t now = hs_now_ms();
-		if (r == -1)
+		if (r == HS_GONE)
 			break;
-		if (r == -2) {
+		if (r == HS_CQ_FAILED) {
 			printf("case %s: FAIL (rpma_cq_get_wc failed)\n", sv->name);
 			sv->failed = true;
-		} else if (r == 1) {
+		} else if (r == HS_WC) {
 			active = now;
 			completed(sv, &wc);
 		} else if (sv->bad_at && now - sv->bad_at > HS_LEAVE_MS) {

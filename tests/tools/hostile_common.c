@@ -156,20 +156,20 @@ static int look_at_events(struct hs_conn *c, int ms)
 	return c->gone;
 }
 
-int hs_poll(struct hs_conn *c, struct ibv_wc *wc, int ms)
+enum hs_polled hs_poll(struct hs_conn *c, struct ibv_wc *wc, int ms)
 {
 	uint64_t deadline = hs_now_ms() + (uint64_t)ms;
 
 	for (;;) {
 		int ret = rpma_cq_get_wc(c->cq, 1, wc, NULL);
 		if (ret == 0)
-			return 1;
+			return HS_WC;
 		if (ret != RPMA_E_NO_COMPLETION)
-			return -2;
+			return HS_CQ_FAILED;
 		if (c->gone || look_at_events(c, 0))
-			return -1;
+			return HS_GONE;
 		if (hs_now_ms() >= deadline)
-			return 0;
+			return HS_NONE;
 		(void) look_at_events(c, SLICE_MS);
 	}
 }
@@ -183,7 +183,7 @@ long hs_wait_gone(struct hs_conn *c, int ms)
 		uint64_t now = hs_now_ms();
 		if (now >= deadline)
 			return -1;
-		if (hs_poll(c, &wc, (int)(deadline - now)) == -2)
+		if (hs_poll(c, &wc, (int)(deadline - now)) == HS_CQ_FAILED)
 			(void) look_at_events(c, SLICE_MS); /* the CQ failed: only events count */
 	}
 	return (long)(hs_now_ms() - start);

@@ -80,11 +80,16 @@ int hs_next_request(const struct hs_server *s, const char *name, const struct hs
 int hs_accept(const struct hs_server *s, const char *name, struct rpma_conn_req **req,
 		const void *pdata, size_t len, struct hs_conn *c);
 
-/*
- * One completion within ms: 1 (*wc filled), 0 none came, -1 the client has
- * gone (c->gone; nothing else to expect), -2 a librpma error.
- */
-int hs_poll(struct hs_conn *c, struct ibv_wc *wc, int ms);
+/* what hs_poll() saw */
+enum hs_polled {
+	HS_WC,		/* a completion: *wc filled */
+	HS_NONE,	/* none came within ms */
+	HS_GONE,	/* the client has gone (c->gone; nothing else to expect) */
+	HS_CQ_FAILED,	/* a librpma error */
+};
+
+/* One completion within ms. */
+enum hs_polled hs_poll(struct hs_conn *c, struct ibv_wc *wc, int ms);
 
 /*
  * Wait (taking and dropping completions) until the client leaves, at most
