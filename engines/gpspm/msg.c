@@ -228,7 +228,7 @@ static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf
 enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm_req *req,
 		char *why, size_t whylen)
 {
-	uint64_t f[3];
+	uint64_t f[3] = {0}; /* decode() writes them only for a message that unpacked */
 	enum gpspm_msg_status st = decode(&req_spec, buf, len, f, why, whylen);
 	if (st == GPSPM_MSG_OK && req)
 		*req = (struct gpspm_req){.offset = f[0], .length = f[1], .op_context = f[2]};
@@ -238,7 +238,7 @@ enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen)
 {
-	uint64_t f[1];
+	uint64_t f[1] = {0}; /* as above */
 	enum gpspm_msg_status st = decode(&resp_spec, buf, len, f, why, whylen);
 	if (st == GPSPM_MSG_OK && resp)
 		resp->op_context = f[0];
