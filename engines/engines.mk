@@ -166,9 +166,12 @@ $(ENGINE_TEST_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(TBUILD)/engines/%.o) \
 $(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_TEST_CORE_A) \
 		$(ENGINE_CORE_HDRS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
 	@mkdir -p $(@D)
-	$(CC) $(ENGINE_TEST_CFLAGS) -Wno-missing-prototypes -o $@ $(filter %.c,$^) \
+	$(CC) $(ENGINE_TEST_CFLAGS) -Wno-missing-prototypes -o $@ $(filter tests/%.c,$^) \
 		$(ENGINE_TEST_CORE_A) $(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) \
 		-lcmocka -lprotobuf-c -lpmem2 -lpthread
+
+# the APM method's test includes its file whole (the hooks are static): rebuilt with it
+$(TBUILD)/unit/engine_apm: engines/librpma_apm.c
 
 # the completion loop's unit test brings its own stand-ins for the librpma calls poll.c
 # makes: no librpma is linked (an explicit rule wins over the pattern rule above). Linked

@@ -22,10 +22,14 @@
  *           visibility) and the flush path (the device's own RDMA FLUSH when
  *           both ends can take it and native_flush allows, else an RDMA read);
  *           post each batch's reads and writes, then ONE flush covering the
- *           batch's writes (client/io.c); its completion completes the batch;
+ *           batch's writes (client/io.c; a native FLUSH carries 32 bits of
+ *           length, so a longer span takes several, only the last signalled);
+ *           its completion completes the batch;
  *           disconnect; say how the flushes completed
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "client/client.h"
@@ -69,8 +73,9 @@ static int apm_server_serve(struct rpmafio_server *s)
 struct apm_client {
 	enum rpma_flush_type flush_type;
 	enum rpmafio_flush_path path;
-	uint64_t flushes;		/* posted */
+	uint64_t flushes;		/* signalled: one per batch */
 	uint64_t native_flushes;	/* completed as the device's own FLUSH */
+	uint64_t unsignalled_flushes;	/* the pieces before the last of a split span */
 };
 
 /*
@@ -153,20 +158,45 @@ static int apm_client_init(struct rpmafio_client *c)
 	return choose_flush_path(c, &a->path);
 }
 
-/* one flush after the batch's writes; its completion completes the batch */
+/*
+ * The longest native FLUSH: its length is 32 bits (librpma refuses more rather
+ * than let it be cut short), rounded down to whole 4-KiB pages so that every
+ * piece of a longer span but the last is page-aligned in length.
+ */
+#define APM_NATIVE_FLUSH_MAX ((uint64_t)UINT32_MAX & ~(uint64_t)4095)
+
+/*
+ * The batch's flush after its writes; its completion completes the batch. A
+ * native FLUSH over a span longer than it carries becomes several, in order,
+ * only the last signalled (the others report errors only); client/io.c posts
+ * them all in the batch's chain. The emulating read sends none of the length:
+ * one flush takes any span.
+ */
 static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 	struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
-	a->flushes++;
-	int ret = rpma_flush(c->conn, c->server_mr, offset, len, a->flush_type,
-		RPMA_F_COMPLETION_ALWAYS, last);
-	if (ret) {
-		char buf[128];
-		return rpmafio_fail(&c->job, EIO, "cannot post a flush of %llu bytes at offset "
-			"%llu: %s", (unsigned long long)len, (unsigned long long)offset,
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	const uint64_t piece_max = a->path == RPMAFIO_FLUSH_NATIVE ? APM_NATIVE_FLUSH_MAX : len;
+	uint64_t at = offset, left = len;
+
+	for (;;) {
+		const bool final = left <= piece_max;
+		const uint64_t piece = final ? left : piece_max;
+		int ret = rpma_flush(c->conn, c->server_mr, at, piece, a->flush_type,
+			final ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR, last);
+		if (ret) {
+			char buf[128];
+			return rpmafio_fail(&c->job, EIO, "cannot post a flush of %llu bytes at "
+				"offset %llu: %s", (unsigned long long)piece,
+				(unsigned long long)at, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		}
+		if (final)
+			break;
+		a->unsignalled_flushes++;
+		at += piece;
+		left -= piece;
 	}
+	a->flushes++;
 	return 0;
 }
 
@@ -198,10 +228,14 @@ static void apm_client_finish(struct rpmafio_client *c)
 	const struct apm_client *a = c->priv;
 	if (a == NULL || a->flushes == 0)
 		return;
+	char split[96] = "";
+	if (a->unsignalled_flushes)
+		snprintf(split, sizeof(split), " (and %llu unsignalled ahead of them, for spans "
+			"longer than one FLUSH carries)", (unsigned long long)a->unsignalled_flushes);
 	rpmafio_note(&c->job, "%llu flushes: %llu completed as the device's own RDMA FLUSH, "
-		"%llu as the emulating RDMA read", (unsigned long long)a->flushes,
+		"%llu as the emulating RDMA read%s", (unsigned long long)a->flushes,
 		(unsigned long long)a->native_flushes,
-		(unsigned long long)(a->flushes - a->native_flushes));
+		(unsigned long long)(a->flushes - a->native_flushes), split);
 }
 
 static void apm_client_cleanup(struct rpmafio_client *c)

@@ -149,6 +149,9 @@ static inline uint64_t rpmafio_span_len(const struct rpmafio_span *s)
  * every request is one work request and every batch adds at most one flush
  * (a batch has at least one request), so at most 2 * iodepth are outstanding.
  * Unsignalled requests still report errors, so the CQ needs the same room.
+ * Not counted: an APM batch whose write span is longer than one native FLUSH
+ * carries (4 GiB) adds a flush per 4 GiB (librpma_apm.c); a full send queue
+ * then fails the post (ENOMEM), loudly.
  */
 static inline uint32_t rpmafio_sq_size(uint32_t iodepth)
 {

@@ -77,6 +77,8 @@ static int map_dram(size_t size, struct rpmafio_mem *mem, char *err, size_t errl
 	if (ret)
 		return rpmafio_errf(err, errlen, "cannot allocate %zu bytes of DRAM: %s", size,
 			strerror(ret));
+	/* registered for the client's reads: the heap's old bytes must not reach it */
+	memset(ptr, 0, size);
 	*mem = (struct rpmafio_mem){.ptr = ptr, .size = size, .kind = RPMAFIO_MEM_KIND_DRAM};
 	return 0;
 }

@@ -2,7 +2,8 @@
 /*
  * mem.h -- the memory a server job exposes (no fio, no RDMA).
  *
- *   "malloc"          DRAM: page-aligned, from posix_memalign()
+ *   "malloc"          DRAM: page-aligned, from posix_memalign(), zeroed (a
+ *                     client may read it before writing it)
  *   a device-DAX path mapped with libpmem2 (cache-line store granularity)
  *   a file            mapped with libpmem2: on an fsdax mount it is persistent
  *                     memory (MAP_SYNC, cache-line granularity); a plain file

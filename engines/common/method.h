@@ -11,8 +11,10 @@
  *               the method's own resources. fio's buffers are not there yet.
  *   flush       post the step that makes a batch's writes durable, after
  *               them, covering [offset, offset + len) of the server's memory.
- *               It must be the batch's only signalled operation and its
- *               completion must name `last` (see completion).
+ *               It may take several work requests (APM: a native FLUSH carries
+ *               a 32-bit length); its last one must be the batch's only
+ *               signalled operation and its completion must name `last` (see
+ *               completion).
  *   completion  a successful completion: what it completes (enum
  *               rpmafio_completion); with RPMAFIO_COMPLETES_IO, *last is the
  *               I/O it completes: it and every I/O posted before it are done.

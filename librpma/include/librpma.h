@@ -260,6 +260,11 @@ enum rpma_flush_type {
 	RPMA_FLUSH_TYPE_VISIBILITY, /* far enough to be visible remotely */
 };
 
+/*
+ * A native FLUSH carries a 32-bit length: one over UINT32_MAX bytes is refused
+ * (RPMA_E_INVAL) rather than cut short. The emulated flush (an RDMA read of a
+ * few bytes) takes any length.
+ */
 int rpma_flush(struct rpma_conn *conn,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context);

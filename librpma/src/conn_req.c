@@ -7,6 +7,7 @@
  * the request into a connection.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "conn.h"
@@ -355,7 +356,8 @@ int rpma_conn_req_delete(struct rpma_conn_req **req_ptr)
 int rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t offset,
 		size_t len, const void *op_context)
 {
-	if (req == NULL || dst == NULL)
+	/* a scatter entry's length is 32 bits: longer is refused, as rpma_recv() does */
+	if (req == NULL || dst == NULL || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
 	return rpma_mr_recv(req->id->qp, dst, offset, len, op_context);

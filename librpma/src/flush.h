@@ -19,9 +19,15 @@ struct rpma_flush;
 
 int rpma_flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr);
 int rpma_flush_delete(struct rpma_flush **flush_ptr);
-/* Post the flush on qp. RPMA_E_PROVIDER when posting fails. */
 /* Is a flush of dst through this object the device's own FLUSH (not the emulating read)? */
 bool rpma_flush_is_native(const struct rpma_flush *flush, const struct rpma_mr_remote *dst);
+/*
+ * Post the flush on qp (collected on list while it is open). RPMA_E_INVAL, with
+ * nothing posted, when the flush is native and len is over UINT32_MAX: a native
+ * FLUSH carries a 32-bit length. The emulating read carries at most 8 bytes of
+ * the range, whatever len is, so it takes any length. RPMA_E_PROVIDER when
+ * posting fails.
+ */
 int rpma_flush_execute(struct rpma_flush *flush, struct rpma_post_list *list, struct ibv_qp *qp,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context);

@@ -135,6 +135,11 @@ static inline bool ops_flush_supported(const struct rpma_conn *conn,
 		RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) != 0;
 }
 
+/*
+ * The length is checked where the path is known (rpma_flush_execute): a native
+ * FLUSH over UINT32_MAX bytes is refused, as its 32-bit length would cut it
+ * short; the emulating read sends none of it, so an emulated flush takes any.
+ */
 int rpma_flush(struct rpma_conn *conn,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context)

@@ -727,6 +727,34 @@ static void recv_before_connecting(void **state)
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
 }
 
+/*
+ * A receive's length is 32 bits in its scatter entry: a longer one would be cut
+ * short. Refused as rpma_recv() refuses it, before anything is posted.
+ */
+static void recv_refuses_a_length_over_4_gib(void **state)
+{
+	(void)state;
+	static char buf[64];
+	struct rpma_mr_local *mr = NULL;
+	assert_int_equal(rpma_mr_reg(fx.peer, buf, sizeof(buf), RPMA_MR_USAGE_RECV, &mr), 0);
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, (size_t)UINT32_MAX + 1, NULL),
+		RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, (size_t)5 << 30, NULL), RPMA_E_INVAL);
+	assert_int_equal(fake_calls("ibv_post_recv"), 0);
+	assert_int_equal(fake_posted.count, 0);
+
+	/* the longest length that fits is taken whole */
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, UINT32_MAX, NULL), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.recv_sge.length, UINT32_MAX);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -758,6 +786,7 @@ int main(void)
 		TEST(connect_out_of_memory),
 		TEST(connect_with_srq_keeps_its_rcq),
 		TEST(recv_before_connecting),
+		TEST(recv_refuses_a_length_over_4_gib),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -169,6 +169,8 @@ static void execute_emulated_reads_at_most_8_bytes(void **state)
 		{4096, 8, RPMA_FLUSH_TYPE_PERSISTENT},
 		{8, 8, RPMA_FLUSH_TYPE_VISIBILITY},
 		{3, 3, RPMA_FLUSH_TYPE_VISIBILITY},
+		/* the read's few bytes carry no length: an emulated flush takes any */
+		{(size_t)5 << 30, 8, RPMA_FLUSH_TYPE_PERSISTENT},
 	};
 	struct exec_env env;
 	exec_env_new(&env);
@@ -186,7 +188,7 @@ static void execute_emulated_reads_at_most_8_bytes(void **state)
 		assert_int_equal(wr->wr.rdma.remote_addr, RADDR + 128);
 		assert_int_equal(wr->wr.rdma.rkey, RKEY);
 	}
-	assert_int_equal(fake_posted.count, 3);
+	assert_int_equal(fake_posted.count, 4);
 	exec_env_delete(&env);
 }
 

@@ -23,6 +23,7 @@
 #include "flush.h"
 #include "mr.h"
 #include "peer.h"
+#include "post_list.h"
 #include "provider.h"
 #include "test_log.h"
 
@@ -166,6 +167,39 @@ static void execute_posts_one_flush_over_the_range(void **state)
 	assert_int_equal(fake_posted.count, 2);
 }
 
+/*
+ * A native FLUSH's length is 32 bits on the wire: a longer one would be cut
+ * short, leaving the rest of the range unflushed while its completion says
+ * done. It is refused before anything reaches the device, not even the
+ * operations collected ahead of it; the longest length that fits goes whole.
+ */
+static void execute_refuses_a_native_flush_over_4_gib(void **state)
+{
+	(void)state;
+	const size_t five_gib = (size_t)5 << 30;
+	struct rpma_post_list *list = NULL;
+	assert_int_equal(rpma_post_list_new(&list), 0);
+	assert_int_equal(rpma_post_list_open(list), 0);
+	struct rpma_post_slot *write = rpma_post_list_slot(list);
+	assert_non_null(write);
+	write->wr.opcode = IBV_WR_RDMA_WRITE;
+	assert_int_equal(rpma_post_list_post(list, fx.id->qp, &write->wr), 0);
+
+	assert_int_equal(rpma_flush_execute(fx.flush, list, fx.id->qp, fx.dst, 0, five_gib,
+		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_INVAL);
+	assert_int_equal(fake_calls("ibv_wr_start"), 0);
+	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
+	assert_int_equal(fake_calls("ibv_post_send"), 0);
+	assert_int_equal(fake_posted.count, 0);
+
+	assert_int_equal(rpma_flush_execute(fx.flush, list, fx.id->qp, fx.dst, 0, UINT32_MAX,
+		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
+	assert_int_equal(fake_calls("ibv_post_send"), 1); /* the write, ahead of the flush */
+	assert_int_equal(fake_calls("ibv_wr_flush"), 1);
+	assert_int_equal(fake_posted.wr_len, UINT32_MAX);
+	rpma_post_list_delete(&list);
+}
+
 static void execute_complete_fails(void **state)
 {
 	(void)state;
@@ -263,6 +297,7 @@ int main(void)
 		T(unvouched_region_gets_the_emulating_read),
 		T(set_flush_native_cases),
 		T(execute_posts_one_flush_over_the_range),
+		T(execute_refuses_a_native_flush_over_4_gib),
 		T(execute_complete_fails),
 		T(execute_without_extended_qp_fails),
 		T(flush_completion_reports_as_flush),
