@@ -220,7 +220,11 @@ static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf
 	enum gpspm_msg_status st;
 	const ProtobufCMessage *m = unpack(spec, buf, len, &a, &st, why, whylen);
 
-	for (unsigned i = 0; m && i < spec->nfields; i++)
+	/* never OK without the fields: the callers read field[] on OK (unpack() gives no
+	 * message with OK; saying so here lets the analyzer see it too) */
+	if (m == NULL)
+		return st != GPSPM_MSG_OK ? st : GPSPM_MSG_MALFORMED;
+	for (unsigned i = 0; i < spec->nfields; i++)
 		field[i] = *(const uint64_t *)((const char *)m + spec->desc->fields[i].offset);
 	return st;
 }
