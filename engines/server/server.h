@@ -50,7 +50,9 @@ static inline struct rpmafio_server *rpmafio_server_of(struct rpmafio_job *job)
 
 /*
  * Map the job's memory: job.filename (malloc, a device-DAX path or a
- * file), job.size bytes, job i taking bytes [i * size, (i + 1) * size) of a path.
+ * file), job.size bytes. Of a path, job i takes bytes [i * size, (i + 1) * size),
+ * or, with mem_offset=, the section's j-th job (0-based) bytes
+ * [mem_offset + j * size, mem_offset + (j + 1) * size).
  */
 int rpmafio_server_map(struct rpmafio_server *s);
 

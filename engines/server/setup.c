@@ -12,6 +12,7 @@ int rpmafio_server_map(struct rpmafio_server *s)
 {
 	struct rpmafio_job *job = &s->job;
 	char why[RPMAFIO_ERR_LEN];
+	uint64_t start = 0;
 
 	if (job->filename == NULL)
 		return rpmafio_fail(job, EINVAL, "a server job exposes exactly one filename= "
@@ -21,10 +22,18 @@ int rpmafio_server_map(struct rpmafio_server *s)
 			"each server job (e.g. size=64m)");
 
 	const char *path = job->filename;
-	size_t size = job->size;
-	bool dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0;
-	size_t offset = dram ? 0 : (size_t)job->index * size;
-	if (rpmafio_mem_map(path, size, offset, &s->mem, why, sizeof(why)))
+	const struct rpmafio_region_vals where = {
+		.path = path,
+		.dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0,
+		.mem_offset = job->o->mem_offset,
+		.kb_base = job->kb_base,
+		.size = job->size,
+		.job_index = job->index,
+		.subjob_index = job->subjob_index,
+	};
+	if (rpmafio_region_start(&where, &start, why, sizeof(why)) == RPMAFIO_REGION_INVALID)
+		return rpmafio_fail(job, EINVAL, "%s", why);
+	if (rpmafio_mem_map(path, job->size, start, &s->mem, why, sizeof(why)))
 		return rpmafio_fail(job, EINVAL, "filename=%s: %s", path, why);
 	if (job->o->direct_write_to_pmem && !s->mem.is_pmem)
 		rpmafio_note(job, "direct_write_to_pmem=1 but %s is not persistent memory: "
