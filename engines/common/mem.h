@@ -11,7 +11,8 @@
  *
  * A path is shared by the jobs of a server, and by servers: where a job's
  * bytes lie (job i at i * size, or from mem_offset=) is the caller's choice
- * (common/optparse.h rpmafio_region_start()).
+ * (common/optparse.h rpmafio_region_start()), and keeping them apart is
+ * common/region_lock.h's.
  */
 #ifndef RPMAFIO_MEM_H
 #define RPMAFIO_MEM_H

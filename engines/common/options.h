@@ -22,7 +22,8 @@
  *                         jobs of a section (numjobs) lie side by side from there.
  *                         auto (default): job i at i * size, i counted over the job
  *                         file. Refused with filename=malloc. Two servers on one
- *                         device keep apart with it
+ *                         device keep apart with it: a server job whose bytes overlap
+ *                         another's fails (server/setup.c, common/region_lock.h)
  *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
  *                         both ends can take it, else the emulation; 1 = native or the
  *                         job fails at connection time; 0 = always the emulation
