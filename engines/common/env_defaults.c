@@ -26,6 +26,8 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	/* servers */
 	{"SERVER_MEM", "malloc", "server memory: malloc (DRAM), a device-DAX path or a file"},
 	{"SERVER_SIZE", "64m", "server memory per job (fio: 64m = 64 * 2^20 bytes)"},
+	{"SERVER_MEM_OFFSET", RPMAFIO_MEM_OFFSET_AUTO, "where in SERVER_MEM a server's jobs start "
+		"(auto: job i at i * SERVER_SIZE)"},
 	{"DIRECT_WRITE_TO_PMEM", "0", "1 only if RDMA writes reach persistence on the server"},
 	{"SERVER_IODEPTH", "64", "GPSPM server: flush requests taken at a time (>= the client's iodepth)"},
 	{"SERVER_BUSY_WAIT", "1", "GPSPM server: 1 poll for requests in a loop; 0 sleep until one comes"},

@@ -23,6 +23,8 @@ struct rpmafio_job {
 	const struct rpmafio_opts *o;
 	enum rpmafio_mode mode;
 	unsigned index;		/* 0-based: fio's job number - 1 */
+	unsigned subjob_index;	/* 0-based within the job's section (fio's numjobs clones) */
+	unsigned kb_base;	/* fio's kb_base= (1024 or 1000): what k, m, g mean */
 	/* fio's job */
 	uint32_t iodepth;	/* iodepth= (at least 1) */
 	bool sync;		/* sync=1: each I/O completes before the next */

@@ -105,14 +105,14 @@ int rpmafio_mem_map(const char *path, size_t size, size_t offset, struct rpmafio
 	}
 	if (offset % align || size % align) {
 		rpmafio_errf(err, errlen, "%s maps in units of %zu bytes: this job's part starts at "
-			"%zu and is %zu bytes long; make size= a multiple of %zu", path, align,
-			offset, size, align);
+			"%zu and is %zu bytes long; make size= a multiple of %zu, and mem_offset= "
+			"too", path, align, offset, size, align);
 		goto out;
 	}
 	if (offset > src_size || size > src_size - offset) {
 		rpmafio_errf(err, errlen, "%s is %zu bytes: too small for bytes [%zu, %zu) of this job "
-			"(job i uses [i * size, (i + 1) * size))", path, src_size, offset,
-			offset + size);
+			"(job i uses [i * size, (i + 1) * size), or the section's jobs from mem_offset=)",
+			path, src_size, offset, offset + size);
 		goto out;
 	}
 	if (pmem2_config_new(&cfg) ||

@@ -10,8 +10,10 @@
  *                     is accepted too, with page granularity (its data is
  *                     persistent only after msync: fine for trying things out)
  *
- * A path is shared by the jobs of a server: job i maps bytes
- * [i * size, (i + 1) * size) of it, so numjobs jobs need numjobs * size bytes.
+ * A path is shared by the jobs of a server, and by servers: where a job's
+ * bytes lie (job i at i * size, or from mem_offset=) is the caller's choice
+ * (common/optparse.h rpmafio_region_start()), and keeping them apart is
+ * common/region_lock.h's.
  */
 #ifndef RPMAFIO_MEM_H
 #define RPMAFIO_MEM_H

@@ -17,6 +17,13 @@
  *                         probe it (a zero-length RDMA write); 0 never probes
  *   no_flush              client: post the writes with no flush at all (a baseline:
  *                         what persistence costs; the data is NOT durable)
+ *   mem_offset            server: where in filename= (a device-DAX path or a file) the
+ *                         job's bytes start, with fio's size suffixes (64m, 1g); the
+ *                         jobs of a section (numjobs) lie side by side from there.
+ *                         auto (default): job i at i * size, i counted over the job
+ *                         file. Refused with filename=malloc. Two servers on one
+ *                         device keep apart with it: a server job whose bytes overlap
+ *                         another's fails (server/setup.c, common/region_lock.h)
  *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
  *                         both ends can take it, else the emulation; 1 = native or the
  *                         job fails at connection time; 0 = always the emulation
@@ -44,6 +51,7 @@ struct rpmafio_opts {
 	unsigned int keepalive;		/* ms; 0: the server never probes its client */
 	unsigned int no_flush;		/* client: writes are never flushed */
 	unsigned int native_flush;	/* enum rpmafio_native_flush */
+	char *mem_offset;		/* as given: RPMAFIO_MEM_OFFSET_AUTO or a byte count */
 };
 
 /*

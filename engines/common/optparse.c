@@ -2,8 +2,10 @@
 /* optparse.c -- parsing and checking the engines' option values (see optparse.h) */
 #include <arpa/inet.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "optparse.h"
 
@@ -198,4 +200,135 @@ int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_
 	if (v->connect_timeout_ms == 0)
 		return rpmafio_errf(err, errlen, "connect_timeout=0: the timeout must be at least 1 ms");
 	return 0;
+}
+
+/* fio's size suffixes: the power of the base, and whether it is the "iB" form */
+struct byte_suffix {
+	const char *name;
+	unsigned power;
+	bool ib;
+};
+
+static const struct byte_suffix byte_suffixes[] = {
+	{"", 0, false},
+	{"k", 1, false}, {"kb", 1, false}, {"kib", 1, true},
+	{"m", 2, false}, {"mb", 2, false}, {"mib", 2, true},
+	{"g", 3, false}, {"gb", 3, false}, {"gib", 3, true},
+	{"t", 4, false}, {"tb", 4, false}, {"tib", 4, true},
+	{"p", 5, false}, {"pb", 5, false}, {"pib", 5, true},
+};
+
+int rpmafio_parse_bytes(const char *str, unsigned kb_base, uint64_t *bytes,
+		char *err, size_t errlen)
+{
+	const char *p = str;
+	uint64_t v = 0;
+
+	if (str == NULL || *str == '\0')
+		return rpmafio_errf(err, errlen, "no byte count given");
+	if (!is_digit(*p))
+		return rpmafio_errf(err, errlen, "not a byte count (expected digits and an "
+			"optional suffix: e.g. 4096, 64m, 1g)");
+	for (; is_digit(*p); p++) {
+		unsigned digit = (unsigned)(*p - '0');
+		if (v > (UINT64_MAX - digit) / 10)
+			return rpmafio_errf(err, errlen, "more bytes than 64 bits hold");
+		v = v * 10 + digit;
+	}
+	const struct byte_suffix *suffix = NULL;
+	for (size_t i = 0; i < sizeof(byte_suffixes) / sizeof(byte_suffixes[0]); i++) {
+		if (strcasecmp(p, byte_suffixes[i].name) == 0)
+			suffix = &byte_suffixes[i];
+	}
+	if (suffix == NULL)
+		return rpmafio_errf(err, errlen, "unknown suffix \"%s\" (expected k, m, g, t or p, "
+			"as in size=: e.g. 64m, 1g)", p);
+	/* fio's inversion: kb_base=1024 makes "kib" 1000 and kb_base=1000 makes it 1024 */
+	uint64_t base = kb_base == 1000 ? 1000 : 1024;
+	if (suffix->ib)
+		base = base == 1000 ? 1024 : 1000;
+	uint64_t n = v;
+	for (unsigned i = 0; i < suffix->power; i++) {
+		if (n > UINT64_MAX / base)
+			return rpmafio_errf(err, errlen, "more bytes than 64 bits hold");
+		n *= base;
+	}
+	*bytes = n;
+	return 0;
+}
+
+int rpmafio_parse_mem_offset(const char *str, unsigned kb_base, bool *given, uint64_t *bytes,
+		char *err, size_t errlen)
+{
+	char why[RPMAFIO_ERR_LEN];
+
+	if (str == NULL || *str == '\0' || strcmp(str, RPMAFIO_MEM_OFFSET_AUTO) == 0) {
+		*given = false;
+		return 0;
+	}
+	if (rpmafio_parse_bytes(str, kb_base, bytes, why, sizeof(why)))
+		return rpmafio_errf(err, errlen, "%s; or " RPMAFIO_MEM_OFFSET_AUTO " (job i at "
+			"i * size)", why);
+	*given = true;
+	return 0;
+}
+
+/* a + b, or false when the sum passes the largest file offset */
+static bool add_within_off(uint64_t a, uint64_t b, uint64_t *sum)
+{
+	const uint64_t off_max = INT64_MAX;
+	if (a > off_max || b > off_max - a)
+		return false;
+	*sum = a + b;
+	return true;
+}
+
+/* a * b, or false when the product passes the largest file offset */
+static bool mul_within_off(uint64_t a, uint64_t b, uint64_t *product)
+{
+	const uint64_t off_max = INT64_MAX;
+	if (b != 0 && a > off_max / b)
+		return false;
+	*product = a * b;
+	return true;
+}
+
+enum rpmafio_region_layout rpmafio_region_start(const struct rpmafio_region_vals *v,
+		uint64_t *start, char *err, size_t errlen)
+{
+	char why[RPMAFIO_ERR_LEN];
+	uint64_t offset = 0, before = 0, end;
+	bool given = false;
+
+	if (rpmafio_parse_mem_offset(v->mem_offset, v->kb_base, &given, &offset,
+			why, sizeof(why))) {
+		rpmafio_errf(err, errlen, "mem_offset=%s: %s", v->mem_offset, why);
+		return RPMAFIO_REGION_INVALID;
+	}
+	if (v->dram) {
+		if (given) {
+			rpmafio_errf(err, errlen, "mem_offset=%s: filename=%s is DRAM of the job's "
+				"own: mem_offset places a job in a device-DAX path or a file (leave "
+				"it out, or " RPMAFIO_MEM_OFFSET_AUTO ")", v->mem_offset, v->path);
+			return RPMAFIO_REGION_INVALID;
+		}
+		*start = 0;
+		return RPMAFIO_REGION_DRAM;
+	}
+	/* mem_offset: the section's jobs side by side from it; auto: job i at i * size, the
+	 * layout the job files had before mem_offset (they keep it) */
+	unsigned slot = given ? v->subjob_index : v->job_index;
+	if (!mul_within_off(slot, v->size, &before) || !add_within_off(offset, before, start) ||
+			!add_within_off(*start, v->size, &end)) {
+		if (given)
+			rpmafio_errf(err, errlen, "mem_offset=%s: with size=%llu, job %u of its "
+				"section ends beyond the largest file offset (2^63 - 1)",
+				v->mem_offset, (unsigned long long)v->size, v->subjob_index + 1);
+		else
+			rpmafio_errf(err, errlen, "size=%llu: job %u (at %u * size) ends beyond the "
+				"largest file offset (2^63 - 1)", (unsigned long long)v->size,
+				v->job_index + 1, v->job_index);
+		return RPMAFIO_REGION_INVALID;
+	}
+	return given ? RPMAFIO_REGION_FROM_MEM_OFFSET : RPMAFIO_REGION_BY_JOB_INDEX;
 }

@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* the options' defaults (the job files' too: env_defaults.c) */
 #define RPMAFIO_DEFAULT_PORT "7204"
@@ -24,6 +25,9 @@
  * rpmafio_check_addr() turns into an error naming SERVER_IP.
  */
 #define RPMAFIO_SERVER_IP_UNSET "SERVER_IP-is-not-set"
+
+/* mem_offset= when not given: job i of a path at i * size (the layout before mem_offset) */
+#define RPMAFIO_MEM_OFFSET_AUTO "auto"
 
 /* the largest CPU number a cpus= list may name (the size of a cpu_set_t) */
 #define RPMAFIO_CPU_MAX 1023
@@ -81,6 +85,55 @@ static inline unsigned rpmafio_job_cpu(const unsigned *cpus, unsigned ncpus, uns
 
 /* "client" or "server" */
 int rpmafio_parse_mode(const char *str, enum rpmafio_mode *mode, char *err, size_t errlen);
+
+/*
+ * A byte count as fio reads size=: decimal digits, then optionally a suffix in
+ * any case: k, m, g, t, p (or kb ... pb) multiply by kb_base to the power 1-5,
+ * kib ... pib by the other base -- fio's own inversion: with the default
+ * kb_base=1024, 64m is 64 * 2^20 bytes but 64MiB is 64 * 10^6. kb_base is fio's
+ * kb_base= (1000 or 1024; anything else is taken as 1024, fio's default).
+ * Hexadecimal, fio's arithmetic and percentages are not taken. Returns 0 and
+ * *bytes, or -1 with the reason in err (junk, a value above 2^64 - 1).
+ */
+int rpmafio_parse_bytes(const char *str, unsigned kb_base, uint64_t *bytes,
+		char *err, size_t errlen);
+
+/*
+ * mem_offset= as given: NULL, "" or RPMAFIO_MEM_OFFSET_AUTO (*given = false),
+ * or a byte count (rpmafio_parse_bytes(); *given = true, *bytes).
+ */
+int rpmafio_parse_mem_offset(const char *str, unsigned kb_base, bool *given, uint64_t *bytes,
+		char *err, size_t errlen);
+
+/* what places a server job's memory in its path (filename=) */
+struct rpmafio_region_vals {
+	const char *path;	/* filename=: "malloc" (DRAM) or a device-DAX path or a file */
+	bool dram;		/* path is DRAM's name (RPMAFIO_MEM_DRAM, common/mem.h) */
+	const char *mem_offset;	/* as given (rpmafio_parse_mem_offset()) */
+	unsigned kb_base;	/* fio's kb_base=, for mem_offset's suffix */
+	uint64_t size;		/* size=: the job's bytes (> 0) */
+	unsigned job_index;	/* 0-based over the job file: fio's job number - 1 */
+	unsigned subjob_index;	/* 0-based within the job's section (numjobs= clones) */
+};
+
+/* where a server job's bytes lie, and why there */
+enum rpmafio_region_layout {
+	RPMAFIO_REGION_DRAM,		/* filename=malloc: memory of the job's own, no place */
+	RPMAFIO_REGION_BY_JOB_INDEX,	/* mem_offset=auto: job i at i * size */
+	RPMAFIO_REGION_FROM_MEM_OFFSET,	/* at mem_offset + subjob_index * size: the section's
+					 * jobs side by side from mem_offset */
+	RPMAFIO_REGION_INVALID,		/* err names the option, its value and why */
+};
+
+/*
+ * Where the job's bytes [*start, *start + size) of its path begin (*start = 0
+ * for DRAM). Invalid: a malformed mem_offset; mem_offset given with
+ * filename=malloc (DRAM is each job's own: an offset there means the job was
+ * meant for a device, and is refused rather than run on DRAM unnoticed); bytes
+ * that end beyond the largest file offset (2^63 - 1).
+ */
+enum rpmafio_region_layout rpmafio_region_start(const struct rpmafio_region_vals *v,
+		uint64_t *start, char *err, size_t errlen);
 
 /* the values the engine needs checked together, once the job is known */
 struct rpmafio_optvals {

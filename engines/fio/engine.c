@@ -95,6 +95,8 @@ static void take_fio_job(struct rpmafio_job *job, struct thread_data *td)
 {
 	job->td = td;
 	job->index = td->thread_number - 1;
+	job->subjob_index = td->subjob_number;
+	job->kb_base = td->o.kb_base;
 	job->iodepth = td->o.iodepth ? td->o.iodepth : 1;
 	job->sync = td->o.sync_io != 0;
 	job->writes = td_write(td);

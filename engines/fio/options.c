@@ -48,6 +48,24 @@ static int check_cpus(void *data, const char *str)
 	return 0;
 }
 
+/*
+ * kb_base= is not known here (fio gives an engine's option no view of the
+ * job's): the suffix is checked with fio's default, the value read again with
+ * the job's kb_base when the job starts.
+ */
+static int check_mem_offset(void *data, const char *str)
+{
+	char why[RPMAFIO_ERR_LEN];
+	uint64_t bytes;
+	bool given;
+	(void)data;
+	if (rpmafio_parse_mem_offset(str, 1024, &given, &bytes, why, sizeof(why))) {
+		log_err("fio: mem_offset=%s: %s\n", str, why);
+		return 1;
+	}
+	return 0;
+}
+
 struct fio_option rpmafio_options[] = {
 	{
 		.name = "serverip",
@@ -179,6 +197,19 @@ struct fio_option rpmafio_options[] = {
 			{ .ival = "0", .oval = RPMAFIO_NATIVE_FLUSH_OFF,
 			  .help = "always the emulation (what librpma 1.x peers do)" },
 		},
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "mem_offset",
+		.lname = "rpma server memory offset",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, mem_offset),
+		.cb = check_mem_offset,
+		.def = RPMAFIO_MEM_OFFSET_AUTO,
+		.help = "server: where in filename= (device DAX or a file) the job's bytes start "
+			"(e.g. 1g); a section's numjobs jobs lie side by side from there. auto: "
+			"job i at i * size. Not for filename=malloc",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_LIBRPMA,
 	},

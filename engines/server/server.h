@@ -26,11 +26,13 @@
 #include "common/mem.h"
 #include "common/poll.h"
 #include "common/queues.h"
+#include "common/region_lock.h"
 #include "common/workspace.h"
 
 struct rpmafio_server {
 	struct rpmafio_job job;	/* first: a server is a job */
 	struct rpmafio_mem mem;
+	struct rpmafio_region_lock *lock; /* the job's bytes of its path (NULL: DRAM) */
 	struct rpma_peer *peer;
 	struct rpma_mr_local *mr;
 	struct rpma_ep *ep;
@@ -50,7 +52,11 @@ static inline struct rpmafio_server *rpmafio_server_of(struct rpmafio_job *job)
 
 /*
  * Map the job's memory: job.filename (malloc, a device-DAX path or a
- * file), job.size bytes, job i taking bytes [i * size, (i + 1) * size) of a path.
+ * file), job.size bytes. Of a path, job i takes bytes [i * size, (i + 1) * size),
+ * or, with mem_offset=, the section's j-th job (0-based) bytes
+ * [mem_offset + j * size, mem_offset + (j + 1) * size) -- after locking them
+ * (common/region_lock.h): bytes another server job or process holds fail the
+ * job, naming the path, both ranges and the way out.
  */
 int rpmafio_server_map(struct rpmafio_server *s);
 
@@ -112,8 +118,9 @@ enum rpmafio_poll_step rpmafio_server_conn_failed(struct rpmafio_server *s,
 void rpmafio_server_disconnect(struct rpmafio_server *s);
 
 /*
- * Once disconnected: deregister the memory, then unmap it -- unless the
- * deregistration failed: memory still registered is never freed -- and
+ * Once disconnected: deregister the memory, then unmap it and release its
+ * bytes of the path -- unless the deregistration failed: memory still
+ * registered is never freed, nor its bytes given to another server -- and
  * release the peer.
  */
 void rpmafio_server_release(struct rpmafio_server *s);

@@ -2,16 +2,57 @@
 /* setup.c -- a server's memory, registration, listening and accepting, and its
  * tear-down (see server.h) */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/method.h"
 #include "common/report.h"
 #include "server.h"
 
+/*
+ * Lock the job's bytes of path before mapping them: two server jobs of one
+ * fio, or two fio processes, would otherwise hand the same bytes to two
+ * clients without a word (sections of different sizes overlap in the
+ * i * size layout; two servers of one device both start at 0).
+ */
+static int claim_region(struct rpmafio_server *s, const char *path, uint64_t start)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpmafio_byte_range held = {0};
+	char why[RPMAFIO_ERR_LEN], held_end[32], past_it[64] = "";
+	const unsigned long long end = (unsigned long long)start + job->size;
+
+	switch (rpmafio_region_lock_new(path, start, job->size, &s->lock, &held, why,
+			sizeof(why))) {
+	case RPMAFIO_REGION_LOCK_TAKEN:
+		rpmafio_debug(job, "bytes [%llu, %llu) of %s locked", (unsigned long long)start,
+			end, path);
+		return 0;
+	case RPMAFIO_REGION_LOCK_HELD:
+		if (held.end == RPMAFIO_RANGE_TO_END) {
+			snprintf(held_end, sizeof(held_end), "the end");
+		} else {
+			snprintf(held_end, sizeof(held_end), "%llu", (unsigned long long)held.end);
+			snprintf(past_it, sizeof(past_it), " (e.g. mem_offset=%llu)",
+				(unsigned long long)held.end);
+		}
+		/* (OFD locks name no process: l_pid is -1) */
+		return rpmafio_fail(job, EBUSY, "filename=%s: this job's bytes [%llu, %llu) overlap "
+			"bytes [%llu, %s) held by another server job or process: give each server "
+			"its own range with mem_offset=%s or change size=", path,
+			(unsigned long long)start, end, (unsigned long long)held.start, held_end,
+			past_it);
+	case RPMAFIO_REGION_LOCK_FAILED:
+	default:
+		return rpmafio_fail(job, EINVAL, "filename=%s: %s", path, why);
+	}
+}
+
 int rpmafio_server_map(struct rpmafio_server *s)
 {
 	struct rpmafio_job *job = &s->job;
 	char why[RPMAFIO_ERR_LEN];
+	uint64_t start = 0;
 
 	if (job->filename == NULL)
 		return rpmafio_fail(job, EINVAL, "a server job exposes exactly one filename= "
@@ -21,11 +62,31 @@ int rpmafio_server_map(struct rpmafio_server *s)
 			"each server job (e.g. size=64m)");
 
 	const char *path = job->filename;
-	size_t size = job->size;
-	bool dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0;
-	size_t offset = dram ? 0 : (size_t)job->index * size;
-	if (rpmafio_mem_map(path, size, offset, &s->mem, why, sizeof(why)))
+	const struct rpmafio_region_vals where = {
+		.path = path,
+		.dram = strcmp(path, RPMAFIO_MEM_DRAM) == 0,
+		.mem_offset = job->o->mem_offset,
+		.kb_base = job->kb_base,
+		.size = job->size,
+		.job_index = job->index,
+		.subjob_index = job->subjob_index,
+	};
+	switch (rpmafio_region_start(&where, &start, why, sizeof(why))) {
+	case RPMAFIO_REGION_DRAM:
+		break; /* the job's own: nobody to keep out */
+	case RPMAFIO_REGION_BY_JOB_INDEX:
+	case RPMAFIO_REGION_FROM_MEM_OFFSET:
+		if (claim_region(s, path, start))
+			return -1;
+		break;
+	case RPMAFIO_REGION_INVALID:
+	default:
+		return rpmafio_fail(job, EINVAL, "%s", why);
+	}
+	if (rpmafio_mem_map(path, job->size, start, &s->mem, why, sizeof(why))) {
+		rpmafio_region_lock_delete(&s->lock); /* nothing mapped: the bytes are free */
 		return rpmafio_fail(job, EINVAL, "filename=%s: %s", path, why);
+	}
 	if (job->o->direct_write_to_pmem && !s->mem.is_pmem)
 		rpmafio_note(job, "direct_write_to_pmem=1 but %s is not persistent memory: "
 			"clients will flush, but the data is not persistent", path);
@@ -167,4 +228,6 @@ void rpmafio_server_release(struct rpmafio_server *s)
 	}
 	(void) rpma_peer_delete(&s->peer);
 	rpmafio_mem_unmap(&s->mem);
+	/* only now, neither registered nor mapped, may another server take the bytes */
+	rpmafio_region_lock_delete(&s->lock);
 }

@@ -10,8 +10,9 @@
 # seconds under TCG. Covered: every workload at small and large block sizes, iodepth 1
 # and more, sync=1 and batched, DRAM, device DAX and a plain file, several jobs,
 # both completion modes, fio's verify (write, then read back and check),
-# the mission's command lines verbatim, and the failures: no server, bad option
-# values, bad server memory, a server or a client killed mid-run.
+# the mission's command lines verbatim, two servers on one device DAX, and the
+# failures: no server, bad option values, bad server memory, a server or a client
+# killed mid-run.
 #
 # ENGINE_METHODS="apm" picks the methods (default: every engine built). The methods
 # run side by side, a lane each (ports apart): a fio process starting under TCG keeps
@@ -30,7 +31,7 @@ A=$RPMA_TEST_ADDR
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
 # the job files' variables, for runs that must not see any
 JOB_VARS="SERVER_IP PORT NUMJOBS CONNECT_TIMEOUT BS IODEPTH BATCH BATCH_COMPLETE SYNC RUNTIME RAMP TIME_BASED NUMBER_IOS RWMIXREAD
-	BUSY_WAIT SERVER_MEM SERVER_SIZE DIRECT_WRITE_TO_PMEM"
+	BUSY_WAIT SERVER_MEM SERVER_SIZE SERVER_MEM_OFFSET DIRECT_WRITE_TO_PMEM"
 
 # Runs a server and one client of method $METHOD. Commands are built with
 # e2e_setup (from lib.sh); @PORT@ is the test's own base port.
@@ -243,6 +244,100 @@ client_refused() {
 	e2e_show_logs_if "$status"
 }
 
+# The exit status of background process $1, waited for at most $2 s; one still
+# running then is stopped (SIGTERM) and counts as 124.
+wait_bounded() { # PID SECONDS
+	local pid=$1 waited=0
+	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $(($2 * 10)) ]; do
+		sleep 0.1
+		waited=$((waited + 1))
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid"
+}
+
+# Two servers on the device DAX (issue 26; run under e2e_lock devdax). A second server
+# on the first's bytes -- the default layout puts both at 0 -- fails at once, naming
+# both ranges, while the first serves its client all the same; a third, with
+# SERVER_MEM_OFFSET past the first's bytes, listens and serves too. One client process
+# with two jobs: job 1 (PORT) connects to the first server, job 2 (PORT + 1) to the third.
+devdax_two_servers() {
+	e2e_wanted "$METHOD-devdax-overlap-refused" || e2e_wanted "$METHOD-devdax-mem-offset-disjoint" ||
+		return 0
+	local refused=0 disjoint=0 rc=0 t0 took overlap offset log
+	local expect="filename=$DAX: this job's bytes \[0, 67108864\) overlap bytes \[0, 67108864\) held by another server job or process: give each server its own range with mem_offset="
+	e2e_setup "$METHOD-devdax-two-servers" -- # (a folder and ports of its own)
+	local port=$E2E_PORT dir=$E2E_DIR
+	E2E_PORT=$((E2E_PORT + 4))
+	local server=(env "${COMMON_VARS[@]}" SERVER_MEM="$DAX" SERVER_SIZE=64m)
+	E2E_SERVER=("${server[@]}" PORT="$port" fio "jobs/$METHOD-server.fio")
+	E2E_CLIENT=(env "${COMMON_VARS[@]}" PORT="$port" NUMJOBS=2 CONNECT_TIMEOUT=10000
+		fio --ioengine=external:"$ENGINE" jobs/randwrite.fio)
+	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$dir/server.log" 2>&1 &
+	local first=$!
+	if ! e2e_wait_line "$dir/server.log" 'listening on' "$E2E_READY_TIMEOUT" "$first"; then
+		echo "  the first server did not listen within $E2E_READY_TIMEOUT s" >>"$dir/why"
+		wait_bounded "$first" 0
+		refused=1 disjoint=1
+	else
+		# the third (bytes [64m, 128m)) and the second (bytes [0, 64m) again) start together
+		timeout "$E2E_STEP_TIMEOUT" "${server[@]}" PORT=$((port + 1)) SERVER_MEM_OFFSET=64m \
+			fio "jobs/$METHOD-server.fio" >"$dir/server-offset.log" 2>&1 &
+		offset=$!
+		t0=$SECONDS
+		timeout "$E2E_STEP_TIMEOUT" "${server[@]}" PORT=$((port + 2)) \
+			fio "jobs/$METHOD-server.fio" >"$dir/server-overlap.log" 2>&1 &
+		overlap=$!
+		# (one that listened instead would wait for a client: 10 s at most)
+		e2e_wait_line "$dir/server-overlap.log" 'listening on' 10 "$overlap"
+		wait_bounded "$overlap" 0 || rc=$?
+		took=$((SECONDS - t0))
+		if grep -q 'listening on' "$dir/server-overlap.log" || [ "$rc" -eq 124 ]; then
+			echo "  the second server did not fail on the first's bytes within 10 s" >>"$dir/why"
+			refused=1
+		elif [ "$rc" -eq 0 ]; then
+			echo "  the second server exited with 0; it should have failed" >>"$dir/why"
+			refused=1
+		elif ! grep -Eq "$expect" "$dir/server-overlap.log"; then
+			echo "  the second server's output does not match /$expect/" >>"$dir/why"
+			refused=1
+		fi
+		if ! e2e_wait_line "$dir/server-offset.log" 'listening on' "$E2E_READY_TIMEOUT" "$offset"; then
+			echo "  the server with SERVER_MEM_OFFSET=64m did not listen" >>"$dir/why"
+			disjoint=1
+		fi
+		rc=0
+		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$dir/client.log" 2>&1 || rc=$?
+		if [ "$rc" -ne 0 ] || ! grep -q 'WRITE: bw=' "$dir/client.log"; then
+			echo "  the client (job 1 to the first server, job 2 to the third) exited with $rc" >>"$dir/why"
+			refused=1 disjoint=1
+		fi
+		# each ends once its client has gone: status 0 says it served one
+		rc=0
+		wait_bounded "$first" 10 || rc=$?
+		[ "$rc" -eq 0 ] || { echo "  the first server exited with $rc" >>"$dir/why"; refused=1; }
+		rc=0
+		wait_bounded "$offset" 10 || rc=$?
+		[ "$rc" -eq 0 ] || { echo "  the third server exited with $rc" >>"$dir/why"; disjoint=1; }
+	fi
+	e2e_result "$METHOD-devdax-overlap-refused" "$refused"
+	[ "$refused" -eq 0 ] && echo "  the second server failed after ${took} s, naming both ranges"
+	e2e_result "$METHOD-devdax-mem-offset-disjoint" "$disjoint"
+	if [ "$refused" -ne 0 ] || [ "$disjoint" -ne 0 ] || [ "${E2E_VERBOSE:-0}" = 1 ]; then
+		e2e_show_logs
+		for log in "$dir/server-overlap.log" "$dir/server-offset.log"; do
+			[ -e "$log" ] || continue
+			echo "  --- $(basename "$log" .log):"
+			sed 's/^/  | /' "$log"
+		done
+	fi
+	return 0
+}
+
 # What the methods share (the defaults' port 7204, the device DAX): the first
 # method's lane runs it first, the others last, so that they seldom wait for it.
 engine_shared_part() {
@@ -292,6 +387,8 @@ engine_shared_part() {
 				"$pair_dir/server.log" 2>/dev/null && persistent=0
 		fi
 		e2e_result "$METHOD-devdax-flushes-persistent" "$persistent"
+		# the region locks are the methods' shared code (engines/server/setup.c): once
+		if [ "$METHOD" = "$FIRST_METHOD" ]; then devdax_two_servers; fi
 		e2e_unlock
 	fi
 	# --- fio's verify on device DAX (on DRAM: sections of dram-workloads above) ---
@@ -408,10 +505,14 @@ engine_own_part() {
 	fio_fails server-no-size 'size= is not set: give the memory size of each server job' 10 \
 		"${cenv[@]}" SERVER_SIZE=0 fio "jobs/$METHOD-server.fio"
 	if [ -n "$DAX" ]; then
+		# (the device's lock: these servers claim their bytes before they find them
+		# wrong, and the other lane's server may hold them meanwhile)
+		e2e_lock devdax
 		fio_fails devdax-misaligned "filename=$DAX: .*make size= a multiple of 2097152" 10 \
 			"${cenv[@]}" SERVER_MEM="$DAX" SERVER_SIZE=3m fio "jobs/$METHOD-server.fio"
 		fio_fails devdax-too-small "filename=$DAX: $DAX is [0-9]+ bytes: too small" 10 \
 			"${cenv[@]}" SERVER_MEM="$DAX" SERVER_SIZE=1g fio "jobs/$METHOD-server.fio"
+		e2e_unlock
 	fi
 	if [ -n "${RPMA_TEST_FSDAX_DIR:-}" ] &&
 			ibv_devinfo -v 2>/dev/null | grep -A1 rc_odp_caps | grep -q 'NO SUPPORT'; then

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* engine_optparse_test.c -- the engines' option values: ports, addresses, CPU lists, the whole job */
+/*
+ * engine_optparse_test.c -- the engines' option values: ports, addresses, CPU
+ * lists, the whole job, byte counts and where a server job's bytes lie
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -251,6 +254,203 @@ static void check_whole_job_errors(void **state)
 	assert_non_null(strstr(err, "connect_timeout=0"));
 }
 
+#define KIB 1024ULL
+#define MIB (1024 * KIB)
+#define GIB (1024 * MIB)
+
+/* fio's size suffixes, as size= reads them (kb_base=1024 by default, 1000 by choice) */
+static void bytes_valid(void **state)
+{
+	(void)state;
+	struct {
+		const char *str;
+		unsigned kb_base;
+		uint64_t bytes;
+	} good[] = {
+		{"0", 1024, 0},
+		{"4096", 1024, 4096},
+		{"64m", 1024, 64 * MIB},
+		{"64M", 1024, 64 * MIB},
+		{"64mb", 1024, 64 * MIB},
+		{"1g", 1024, GIB},
+		{"4G", 1024, 4 * GIB},
+		{"2k", 1024, 2 * KIB},
+		{"1t", 1024, 1024 * GIB},
+		{"1p", 1024, 1024ULL * 1024 * GIB},
+		/* fio's inversion: with kb_base=1024 the "iB" forms are powers of 1000 */
+		{"64MiB", 1024, 64000000},
+		{"1kib", 1024, 1000},
+		{"64m", 1000, 64000000},
+		{"64MiB", 1000, 64 * MIB},
+		{"1g", 0, GIB},	/* fio's kb_base unset: 1024 */
+		{"18446744073709551615", 1024, UINT64_MAX},
+		{"16383p", 1024, 16383ULL * 1024 * 1024 * GIB},
+	};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		uint64_t bytes = 42;
+		if (rpmafio_parse_bytes(good[i].str, good[i].kb_base, &bytes, err, sizeof(err)))
+			fail_msg("%s (kb_base %u): %s", good[i].str, good[i].kb_base, err);
+		if (bytes != good[i].bytes)
+			fail_msg("%s (kb_base %u): %llu, not %llu", good[i].str, good[i].kb_base,
+				(unsigned long long)bytes, (unsigned long long)good[i].bytes);
+	}
+}
+
+static void bytes_invalid(void **state)
+{
+	(void)state;
+	struct {
+		const char *str;
+		const char *why;
+	} bad[] = {
+		{"", "no byte count"},
+		{"m", "not a byte count"},
+		{"-1", "not a byte count"},
+		{" 1", "not a byte count"},
+		{"0x10", "unknown suffix \"x10\""},
+		{"64x", "unknown suffix \"x\""},
+		{"64m ", "unknown suffix \"m \""},
+		{"1.5g", "unknown suffix \".5g\""},
+		{"10%", "unknown suffix \"%\""},
+		{"64mm", "unknown suffix"},
+		{"18446744073709551616", "more bytes than 64 bits hold"},
+		{"16384p", "more bytes than 64 bits hold"},
+		{"99999999999999999999999", "more bytes than 64 bits hold"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint64_t bytes = 42;
+		err[0] = '\0';
+		assert_int_equal(rpmafio_parse_bytes(bad[i].str, 1024, &bytes, err, sizeof(err)), -1);
+		if (strstr(err, bad[i].why) == NULL)
+			fail_msg("\"%s\": \"%s\" does not say \"%s\"", bad[i].str, err, bad[i].why);
+		assert_int_equal(bytes, 42); /* untouched */
+	}
+	assert_int_equal(rpmafio_parse_bytes(NULL, 1024, NULL, err, sizeof(err)), -1);
+}
+
+static void mem_offset_auto_or_bytes(void **state)
+{
+	(void)state;
+	bool given = true;
+	uint64_t bytes = 42;
+	assert_int_equal(rpmafio_parse_mem_offset("auto", 1024, &given, &bytes, err, sizeof(err)), 0);
+	assert_false(given);
+	given = true;
+	assert_int_equal(rpmafio_parse_mem_offset(NULL, 1024, &given, &bytes, err, sizeof(err)), 0);
+	assert_false(given);
+	given = true;
+	assert_int_equal(rpmafio_parse_mem_offset("", 1024, &given, &bytes, err, sizeof(err)), 0);
+	assert_false(given);
+	assert_int_equal(rpmafio_parse_mem_offset("0", 1024, &given, &bytes, err, sizeof(err)), 0);
+	assert_true(given);
+	assert_int_equal(bytes, 0);
+	assert_int_equal(rpmafio_parse_mem_offset("1g", 1024, &given, &bytes, err, sizeof(err)), 0);
+	assert_true(given);
+	assert_int_equal(bytes, GIB);
+	assert_int_equal(rpmafio_parse_mem_offset("Auto", 1024, &given, &bytes, err, sizeof(err)), -1);
+	assert_string_equal(err, "not a byte count (expected digits and an optional suffix: "
+		"e.g. 4096, 64m, 1g); or auto (job i at i * size)");
+}
+
+/*
+ * Issue 26: job i at i * size overlaps when sections differ in size. The
+ * default stays (existing job files keep their layout); mem_offset places
+ * a section's jobs side by side from there.
+ */
+static void region_start_layouts(void **state)
+{
+	(void)state;
+	uint64_t start = 42;
+	struct rpmafio_region_vals v = {
+		.path = "/dev/dax0.0", .mem_offset = "auto", .kb_base = 1024,
+		.size = GIB, .job_index = 1, .subjob_index = 0,
+	};
+	/* the old arithmetic, kept by default: section B (size=1g, job 2) at 1g */
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_BY_JOB_INDEX);
+	assert_int_equal(start, GIB);
+	v.mem_offset = NULL;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_BY_JOB_INDEX);
+	assert_int_equal(start, GIB);
+	/* with mem_offset: past section A's 4g, whatever B's job number */
+	v.mem_offset = "4g";
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_FROM_MEM_OFFSET);
+	assert_int_equal(start, 4 * GIB);
+	/* the section's third job (numjobs=3) */
+	v.subjob_index = 2;
+	v.job_index = 7;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_FROM_MEM_OFFSET);
+	assert_int_equal(start, 6 * GIB);
+	/* kb_base=1000: the job's own meaning of "g" */
+	v.subjob_index = 0;
+	v.kb_base = 1000;
+	v.mem_offset = "4g";
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_FROM_MEM_OFFSET);
+	assert_int_equal(start, 4000000000ULL);
+	/* DRAM: no place in a path */
+	v.path = "malloc";
+	v.dram = true;
+	v.mem_offset = "auto";
+	start = 42;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)), RPMAFIO_REGION_DRAM);
+	assert_int_equal(start, 0);
+}
+
+static void region_start_invalid(void **state)
+{
+	(void)state;
+	uint64_t start = 42;
+	struct rpmafio_region_vals v = {
+		.path = "malloc", .dram = true, .mem_offset = "64m", .kb_base = 1024,
+		.size = 64 * MIB,
+	};
+	/* refused, not ignored: an offset means the job was meant for a device */
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	assert_string_equal(err, "mem_offset=64m: filename=malloc is DRAM of the job's own: "
+		"mem_offset places a job in a device-DAX path or a file (leave it out, or auto)");
+
+	v.path = "/dev/dax0.0";
+	v.dram = false;
+	v.mem_offset = "64q";
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	assert_string_equal(err, "mem_offset=64q: unknown suffix \"q\" (expected k, m, g, t or p, "
+		"as in size=: e.g. 64m, 1g); or auto (job i at i * size)");
+
+	/* bytes no file offset reaches */
+	v.mem_offset = "8388607t"; /* 2^63 - 2^40 */
+	v.size = 1024 * GIB;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	assert_string_equal(err, "mem_offset=8388607t: with size=1099511627776, job 1 of its "
+		"section ends beyond the largest file offset (2^63 - 1)");
+	v.mem_offset = "8388606t";
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_FROM_MEM_OFFSET);
+	v.subjob_index = 1;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	v.mem_offset = "auto";
+	v.size = 1ULL << 62;
+	v.job_index = 1;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	assert_string_equal(err, "size=4611686018427387904: job 2 (at 1 * size) ends beyond the "
+		"largest file offset (2^63 - 1)");
+	v.job_index = 2;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_INVALID);
+	v.job_index = 0;
+	assert_int_equal(rpmafio_region_start(&v, &start, err, sizeof(err)),
+		RPMAFIO_REGION_BY_JOB_INDEX);
+	assert_int_equal(start, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -265,6 +465,11 @@ int main(void)
 		cmocka_unit_test(mode),
 		cmocka_unit_test(check_whole_job),
 		cmocka_unit_test(check_whole_job_errors),
+		cmocka_unit_test(bytes_valid),
+		cmocka_unit_test(bytes_invalid),
+		cmocka_unit_test(mem_offset_auto_or_bytes),
+		cmocka_unit_test(region_start_layouts),
+		cmocka_unit_test(region_start_invalid),
 	};
 	return cmocka_run_group_tests_name("engine_optparse", tests, NULL, NULL);
 }
