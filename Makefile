@@ -111,8 +111,8 @@ TEST_CFLAGS := $(filter-out -O2 -fvisibility=hidden,$(BASE_CFLAGS)) -g $(TEST_FL
 TEST_LDFLAGS := $(TEST_FLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 UNIT_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard tests/unit/*/*.c))))
-# flush_native has a rule of its own below
-UNIT_NAMES := $(filter-out common flush_native,$(notdir $(UNIT_DIRS)))
+# flush_native has a rule of its own below; engine_common is the engine tests' shared part
+UNIT_NAMES := $(filter-out common engine_common flush_native,$(notdir $(UNIT_DIRS)))
 UNIT_BINS := $(UNIT_NAMES:%=$(TBUILD)/unit/%)
 TEST_LIB_OBJS := $(LIB_SRCS:librpma/src/%.c=$(TBUILD)/lib/%.o)
 COMMON_SRCS := $(wildcard tests/unit/common/*.c)

@@ -144,11 +144,13 @@ engines: $(ENGINE_SOS)
 # ---- unit tests of the engines' fio-free folders ----
 # tests/unit/engine_<piece>/*.c: picked up by the top Makefile's UNIT_BINS (make
 # test-unit); this rule (a shorter stem wins over $(TBUILD)/unit/%) links the
-# fio-free folders, whole, rebuilt with the test flags. A test brings stand-ins
-# for what it does not want real (they win over the archive's members): the
-# calls that reach fio (common/report.h) always, librpma calls when it scripts them.
+# fio-free folders, whole, rebuilt with the test flags, and tests/unit/engine_common/
+# (the stand-in for the calls that reach fio, common/report.h, recording them). A
+# test brings stand-ins for anything else it does not want real (they win over the
+# archive's members), e.g. the librpma calls it scripts.
 ENGINE_TEST_CORE_A := $(TBUILD)/engines/libengine-core.a
-ENGINE_TEST_CFLAGS := $(TEST_CFLAGS) -Iengines -I$(GPSPM_GEN)
+ENGINE_TEST_COMMON := $(wildcard tests/unit/engine_common/*.c tests/unit/engine_common/*.h)
+ENGINE_TEST_CFLAGS := $(TEST_CFLAGS) -Iengines -I$(GPSPM_GEN) -Itests/unit/engine_common
 
 $(TBUILD)/engines/%.o: engines/%.c $(ENGINE_CORE_HDRS) $(GPSPM_PB).h
 	@mkdir -p $(@D)
@@ -163,8 +165,8 @@ $(ENGINE_TEST_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(TBUILD)/engines/%.o) \
 	rm -f $@
 	ar rcs $@ $^
 
-$(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_TEST_CORE_A) \
-		$(ENGINE_CORE_HDRS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
+$(TBUILD)/unit/engine_%: $$(wildcard tests/unit/engine_%/*.c) $(ENGINE_TEST_COMMON) \
+		$(ENGINE_TEST_CORE_A) $(ENGINE_CORE_HDRS) $(COMMON_OBJS) $(TBUILD)/librpma-test.a
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_TEST_CFLAGS) -Wno-missing-prototypes -o $@ $(filter tests/%.c,$^) \
 		$(ENGINE_TEST_CORE_A) $(COMMON_OBJS) $(TBUILD)/librpma-test.a $(TEST_LDFLAGS) \

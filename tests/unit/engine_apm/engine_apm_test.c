@@ -31,6 +31,7 @@ int stand_in_rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size
 
 #include "librpma_apm.c"
 #include "client/io.h"
+#include "fio_report.h"
 
 #define MAX_FLUSHES 300
 #define GIB ((uint64_t)1 << 30)
@@ -66,48 +67,6 @@ int stand_in_rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size
 	return 0;
 }
 
-/* ---- stand-ins: the calls that reach fio ---- */
-
-static struct {
-	unsigned fails;
-	char msg[RPMAFIO_ERR_LEN];
-	char note[RPMAFIO_ERR_LEN];
-} F;
-
-int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
-{
-	va_list ap;
-	(void)job;
-	(void)err;
-	if (F.fails++ == 0) {
-		va_start(ap, fmt);
-		vsnprintf(F.msg, sizeof(F.msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
-{
-	va_list ap;
-	(void)job;
-	va_start(ap, fmt);
-	vsnprintf(F.note, sizeof(F.note), fmt, ap);
-	va_end(ap);
-}
-
-void rpmafio_debug(const struct rpmafio_job *job, const char *fmt, ...)
-{
-	(void)job;
-	(void)fmt;
-}
-
-bool rpmafio_stop_requested(const struct rpmafio_job *job)
-{
-	(void)job;
-	return false;
-}
-
 /* ---- the client under test ---- */
 
 static struct rpmafio_client C;
@@ -117,7 +76,7 @@ static struct rpmafio_io last_io;	/* the batch's last I/O: only its address matt
 static void client_on(enum rpmafio_flush_path path)
 {
 	memset(&R, 0, sizeof(R));
-	memset(&F, 0, sizeof(F));
+	memset(&fio_report, 0, sizeof(fio_report));
 	memset(&C, 0, sizeof(C));
 	A = (struct apm_client){.flush_type = RPMA_FLUSH_TYPE_PERSISTENT, .path = path};
 	C.conn = CONN;
@@ -164,7 +123,7 @@ static void native_span_over_4_gib_is_split_in_order(void **state)
 	client_on(RPMAFIO_FLUSH_NATIVE);
 	assert_int_equal(apm_flush(&C, 4096, 5 * GIB, &last_io), 0);
 	assert_covered(4096, 5 * GIB, 2);
-	assert_int_equal(F.fails, 0);
+	assert_int_equal(fio_report.fails, 0);
 }
 
 /* the boundaries: UINT32_MAX bytes would need an unaligned first piece */
@@ -208,8 +167,8 @@ static void native_piece_refused_stops_the_flush(void **state)
 	R.fail_at = 2;
 	assert_int_equal(apm_flush(&C, 0, 10 * GIB, &last_io), -1);
 	assert_int_equal(R.n, 1);
-	assert_int_equal(F.fails, 1);
-	assert_non_null(strstr(F.msg, "cannot post a flush of"));
+	assert_int_equal(fio_report.fails, 1);
+	assert_non_null(strstr(fio_report.msg, "cannot post a flush of"));
 }
 
 /*
@@ -229,7 +188,7 @@ static void note_counts_one_flush_per_batch(void **state)
 		assert_int_equal(apm_completion(&C, &wc, &done), RPMAFIO_COMPLETES_IO);
 	assert_ptr_equal(done, &last_io);
 	apm_client_finish(&C);
-	assert_non_null(strstr(F.note, "2 flushes: 2 completed as the device's own RDMA FLUSH, "
+	assert_non_null(strstr(fio_report.note, "2 flushes: 2 completed as the device's own RDMA FLUSH, "
 		"0 as the emulating RDMA read"));
 }
 

@@ -21,6 +21,7 @@
 #include "client/io.h"
 #include "common/method.h"
 #include "common/report.h"
+#include "fio_report.h"
 
 #define DEPTH 4
 #define TIMEOUT_MS 1000
@@ -196,46 +197,6 @@ static void script_event(enum rpma_conn_event ev)
 	L.step[L.nsteps++] = (struct step){.ev = ev};
 }
 
-/* ---- stand-ins: fio (common/report.h) ---- */
-
-static struct {
-	unsigned fails;
-	int err;		/* the first failure's */
-	char msg[RPMAFIO_ERR_LEN];
-	bool stop_requested;
-} F;
-
-int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
-{
-	va_list ap;
-	(void)job;
-	if (F.fails++ == 0) {
-		F.err = err;
-		va_start(ap, fmt);
-		vsnprintf(F.msg, sizeof(F.msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
-{
-	(void)job;
-	(void)fmt;
-}
-
-void rpmafio_debug(const struct rpmafio_job *job, const char *fmt, ...)
-{
-	(void)job;
-	(void)fmt;
-}
-
-bool rpmafio_stop_requested(const struct rpmafio_job *job)
-{
-	(void)job;
-	return F.stop_requested;
-}
-
 /* ---- the method: an APM-like flush, completions that carry their I/O ---- */
 
 static unsigned unknown_completions;	/* the next completions say they complete nothing known */
@@ -280,7 +241,7 @@ static int setup_job(bool sync)
 {
 	memset(&R, 0, sizeof(R));
 	memset(&L, 0, sizeof(L));
-	memset(&F, 0, sizeof(F));
+	memset(&fio_report, 0, sizeof(fio_report));
 	memset(&C, 0, sizeof(C));
 	memset(io, 0, sizeof(io));
 	unknown_completions = 0;
@@ -378,7 +339,7 @@ static void writes_then_one_flush(void **state)
 
 	script_wc(&io[2]);
 	assert_events(3, DEPTH, 0, 3, 0);
-	assert_int_equal(F.fails, 0);
+	assert_int_equal(fio_report.fails, 0);
 }
 
 /* reads only: no flush; the last read is the signalled one */
@@ -481,7 +442,7 @@ static void many_batches_wrap_the_ring(void **state)
 		script_wc(&io[2]);
 		assert_events(3, DEPTH, 0, 3, 0);
 	}
-	assert_int_equal(F.fails, 0);
+	assert_int_equal(fio_report.fails, 0);
 }
 
 /* commit with nothing queued posts nothing */
@@ -545,8 +506,8 @@ static void sync_timeout(void **state)
 		RPMAFIO_IO_COMPLETED);
 	assert_int_equal(io[0].error, ETIMEDOUT);
 	assert_in_range(L.now - t0, TIMEOUT_MS, TIMEOUT_MS + 200);
-	assert_int_equal(F.err, ETIMEDOUT);
-	assert_non_null(strstr(F.msg, "no completion from the server at 192.0.2.1:7204 for 1000 ms"));
+	assert_int_equal(fio_report.err, ETIMEDOUT);
+	assert_non_null(strstr(fio_report.msg, "no completion from the server at 192.0.2.1:7204 for 1000 ms"));
 }
 
 /* ---- failures: every I/O in flight fails, the first cause is reported, later I/Os fail ---- */
@@ -555,7 +516,7 @@ static void sync_timeout(void **state)
 static void assert_broken(int err)
 {
 	assert_true(C.broken);
-	assert_int_equal(F.err, err);
+	assert_int_equal(fio_report.err, err);
 	unsigned before = R.nops;
 	assert_int_equal(rpmafio_io_queue(&C, make_io(DEPTH + 1, RPMAFIO_IO_WRITE, 0, 4096)),
 		RPMAFIO_IO_COMPLETED);
@@ -574,11 +535,11 @@ static void post_fails_half_way(void **state)
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_FAILED);
 	assert_int_equal(R.nops, 1); /* the first write only: no third, no flush */
 	assert_int_equal(R.chain_ends, 1); /* the chain is closed all the same */
-	assert_string_equal(F.msg, "cannot post an RDMA write of 4096 bytes at offset 4096: "
+	assert_string_equal(fio_report.msg, "cannot post an RDMA write of 4096 bytes at offset 4096: "
 		"Invalid argument");
 	assert_events(3, DEPTH, 0, 3, EIO);
 	assert_broken(EIO);
-	assert_int_equal(F.fails, 1); /* the first cause only */
+	assert_int_equal(fio_report.fails, 1); /* the first cause only */
 }
 
 static void flush_cannot_be_posted(void **state)
@@ -587,7 +548,7 @@ static void flush_cannot_be_posted(void **state)
 	R.fail_flush = 1;
 	queue_ok(0, RPMAFIO_IO_WRITE, 0, 4096);
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_FAILED);
-	assert_string_equal(F.msg, "the test's flush failed");
+	assert_string_equal(fio_report.msg, "the test's flush failed");
 	assert_events(1, DEPTH, 0, 1, EIO);
 	assert_broken(EIO);
 }
@@ -600,7 +561,7 @@ static void chain_post_fails(void **state)
 	queue_ok(0, RPMAFIO_IO_WRITE, 0, 4096);
 	queue_ok(1, RPMAFIO_IO_READ, 0, 4096);
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_FAILED);
-	assert_non_null(strstr(F.msg, "cannot post 2 I/Os and their flush"));
+	assert_non_null(strstr(fio_report.msg, "cannot post 2 I/Os and their flush"));
 	assert_events(2, DEPTH, 0, 2, EIO);
 	assert_broken(EIO);
 }
@@ -615,8 +576,8 @@ static void error_completion_fails_all_in_flight(void **state)
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_POSTED);
 	script_failed_wc(&io[0], IBV_WC_RETRY_EXC_ERR);
 	assert_events(1, DEPTH, 0, 2, EIO);
-	assert_non_null(strstr(F.msg, "an RDMA operation failed: "));
-	assert_non_null(strstr(F.msg, "the server does not answer: is it still running?"));
+	assert_non_null(strstr(fio_report.msg, "an RDMA operation failed: "));
+	assert_non_null(strstr(fio_report.msg, "the server does not answer: is it still running?"));
 	assert_broken(EIO);
 }
 
@@ -629,7 +590,7 @@ static void unknown_completion(void **state)
 	unknown_completions = 1;
 	script_wc(&io[0]);
 	assert_events(1, DEPTH, 0, 1, EIO);
-	assert_non_null(strstr(F.msg, "a completion for no request in flight"));
+	assert_non_null(strstr(fio_report.msg, "a completion for no request in flight"));
 	assert_broken(EIO);
 }
 
@@ -640,7 +601,7 @@ static void completion_for_an_io_not_in_flight(void **state)
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_POSTED);
 	script_wc(&io[7]); /* never posted */
 	assert_events(1, DEPTH, 0, 1, EIO);
-	assert_non_null(strstr(F.msg, "a completion for no request in flight"));
+	assert_non_null(strstr(fio_report.msg, "a completion for no request in flight"));
 }
 
 /* a completion of the method's own (a message sent) completes no I/O: the wait goes on */
@@ -662,7 +623,7 @@ static void server_closes_the_connection(void **state)
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_POSTED);
 	script_event(RPMA_CONN_CLOSED);
 	assert_events(1, DEPTH, 0, 1, ECONNRESET);
-	assert_string_equal(F.msg, "the server at 192.0.2.1:7204 closed the connection");
+	assert_string_equal(fio_report.msg, "the server at 192.0.2.1:7204 closed the connection");
 	assert_broken(ECONNRESET);
 }
 
@@ -670,13 +631,13 @@ static void server_closes_the_connection(void **state)
 static void stop_requested_gives_up_sooner(void **state)
 {
 	(void)state;
-	F.stop_requested = true;
+	fio_report.stop_requested = true;
 	uint64_t t0 = L.now;
 	queue_ok(0, RPMAFIO_IO_WRITE, 0, 4096);
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_POSTED);
 	assert_events(1, DEPTH, 0, 1, ECANCELED);
 	assert_in_range(L.now - t0, 500, 700);
-	assert_non_null(strstr(F.msg, "stopped: the server at 192.0.2.1:7204 completed none of "
+	assert_non_null(strstr(fio_report.msg, "stopped: the server at 192.0.2.1:7204 completed none of "
 		"the 1 I/Os in flight within 500 ms"));
 }
 
@@ -690,7 +651,7 @@ static void commit_after_break(void **state)
 	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_FAILED);
 	assert_int_equal(R.nops, 0);
 	assert_events(2, DEPTH, 0, 2, EPIPE);
-	assert_string_equal(F.msg, "broken by the test");
+	assert_string_equal(fio_report.msg, "broken by the test");
 }
 
 #define A(f) cmocka_unit_test_setup_teardown(f, setup_async, teardown)

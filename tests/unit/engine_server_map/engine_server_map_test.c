@@ -27,53 +27,13 @@
 #include "fake_provider.h"
 #include "server/server.h"
 #include "test_log.h"
+#include "fio_report.h"
 
 #define MIB (1024ULL * 1024)
 #define FILE_SIZE (8 * MIB)
 
 static char path[64];
 static volatile bool stop;
-
-/* ---- stand-ins: what reaches fio ---- */
-
-static struct {
-	unsigned fails;
-	int err;
-	char msg[RPMAFIO_ERR_LEN];
-	unsigned notes;
-} F;
-
-int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
-{
-	va_list ap;
-	(void)job;
-	if (F.fails++ == 0) {
-		F.err = err;
-		va_start(ap, fmt);
-		vsnprintf(F.msg, sizeof(F.msg), fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
-
-void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
-{
-	(void)job;
-	(void)fmt;
-	F.notes++;
-}
-
-void rpmafio_debug(const struct rpmafio_job *job, const char *fmt, ...)
-{
-	(void)job;
-	(void)fmt;
-}
-
-bool rpmafio_stop_requested(const struct rpmafio_job *job)
-{
-	(void)job;
-	return false;
-}
 
 /* ---- the jobs ---- */
 
@@ -106,7 +66,7 @@ static void job_init(struct rpmafio_server *s, const struct rpmafio_opts *o, con
 
 static int map(struct rpmafio_server *s)
 {
-	memset(&F, 0, sizeof(F));
+	memset(&fio_report, 0, sizeof(fio_report));
 	return rpmafio_server_map(s);
 }
 
@@ -146,11 +106,11 @@ static void sections_of_different_sizes_refused(void **state)
 	assert_int_equal(map(&a), 0);
 	assert_int_equal(((char *)a.mem.ptr)[0], '0');
 	assert_int_equal(map(&b), -1);
-	assert_int_equal(F.err, EBUSY);
+	assert_int_equal(fio_report.err, EBUSY);
 	snprintf(want, sizeof(want), "filename=%s: this job's bytes [1048576, 2097152) overlap "
 		"bytes [0, 4194304) held by another server job or process: give each server its "
 		"own range with mem_offset= (e.g. mem_offset=4194304) or change size=", path);
-	assert_string_equal(F.msg, want);
+	assert_string_equal(fio_report.msg, want);
 	/* nothing of B's stays: no mapping, no lock */
 	assert_null(b.mem.ptr);
 	assert_null(b.lock);
@@ -169,7 +129,7 @@ static void two_servers_at_zero_refused(void **state)
 	job_init(&second, &o, path, 2 * MIB, 0, 0);
 	assert_int_equal(map(&first), 0);
 	assert_int_equal(map(&second), -1);
-	assert_non_null(strstr(F.msg, "this job's bytes [0, 2097152) overlap bytes [0, 2097152) "
+	assert_non_null(strstr(fio_report.msg, "this job's bytes [0, 2097152) overlap bytes [0, 2097152) "
 		"held by another server job or process"));
 	rpmafio_server_release(&second);
 	rpmafio_server_release(&first);
@@ -232,11 +192,11 @@ static void kept_while_registered(void **state)
 		RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY, 0), 0);
 	fake_fail("ibv_dereg_mr", 1, EIO);
 	rpmafio_server_release(&a);
-	assert_int_equal(F.notes, 1); /* "cannot deregister ... it stays mapped" */
+	assert_int_equal(fio_report.notes, 1); /* "cannot deregister ... it stays mapped" */
 	assert_non_null(a.mem.ptr);
 	assert_non_null(a.lock);
 	assert_int_equal(map(&b), -1);
-	assert_non_null(strstr(F.msg, "held by another server job or process"));
+	assert_non_null(strstr(fio_report.msg, "held by another server job or process"));
 	/* deregistered at last: now the bytes are free */
 	rpmafio_server_release(&a);
 	assert_null(a.mr);
@@ -263,8 +223,8 @@ static void dram_needs_no_lock(void **state)
 
 	job_init(&a, &offset, "malloc", 1 * MIB, 0, 0);
 	assert_int_equal(map(&a), -1);
-	assert_int_equal(F.err, EINVAL);
-	assert_string_equal(F.msg, "mem_offset=1m: filename=malloc is DRAM of the job's own: "
+	assert_int_equal(fio_report.err, EINVAL);
+	assert_string_equal(fio_report.msg, "mem_offset=1m: filename=malloc is DRAM of the job's own: "
 		"mem_offset places a job in a device-DAX path or a file (leave it out, or auto)");
 	assert_null(a.mem.ptr);
 	rpmafio_server_release(&a);
@@ -278,7 +238,7 @@ static void path_that_cannot_be_opened(void **state)
 
 	job_init(&a, &o, "/nonexistent/mem", 1 * MIB, 0, 0);
 	assert_int_equal(map(&a), -1);
-	assert_string_equal(F.msg, "filename=/nonexistent/mem: cannot open /nonexistent/mem: "
+	assert_string_equal(fio_report.msg, "filename=/nonexistent/mem: cannot open /nonexistent/mem: "
 		"No such file or directory");
 	assert_null(a.lock);
 	rpmafio_server_release(&a);
@@ -293,7 +253,7 @@ static void lock_released_when_the_mapping_fails(void **state)
 
 	job_init(&a, &o, path, 4 * MIB, 0, 0);
 	assert_int_equal(map(&a), -1);
-	assert_non_null(strstr(F.msg, "too small for bytes [6291456, 10485760) of this job"));
+	assert_non_null(strstr(fio_report.msg, "too small for bytes [6291456, 10485760) of this job"));
 	assert_null(a.lock);
 	job_init(&b, &o, path, 2 * MIB, 0, 0);
 	assert_int_equal(map(&b), 0);
