@@ -693,14 +693,24 @@ static void connect_with_srq_keeps_its_rcq(void **state)
 
 /* ---- rpma_conn_req_recv ---- */
 
+/* a receive buffer of RECV_BUF_SIZE bytes registered for receiving, and a request to post on */
+#define RECV_BUF_SIZE 64
+static char *recv_setup(struct rpma_mr_local **mr, struct rpma_conn_req **req)
+{
+	static char buf[RECV_BUF_SIZE];
+	*mr = NULL;
+	*req = NULL;
+	assert_int_equal(rpma_mr_reg(fx.peer, buf, sizeof(buf), RPMA_MR_USAGE_RECV, mr), 0);
+	assert_int_equal(make_passive(req), 0);
+	return buf;
+}
+
 static void recv_before_connecting(void **state)
 {
 	(void)state;
-	static char buf[64];
-	struct rpma_mr_local *mr = NULL;
-	assert_int_equal(rpma_mr_reg(fx.peer, buf, sizeof(buf), RPMA_MR_USAGE_RECV, &mr), 0);
-	struct rpma_conn_req *req = NULL;
-	assert_int_equal(make_passive(&req), 0);
+	struct rpma_mr_local *mr;
+	struct rpma_conn_req *req;
+	char *buf = recv_setup(&mr, &req);
 	int ctx;
 
 	assert_int_equal(rpma_conn_req_recv(NULL, mr, 0, 8, &ctx), RPMA_E_INVAL);
@@ -734,11 +744,9 @@ static void recv_before_connecting(void **state)
 static void recv_refuses_a_length_over_4_gib(void **state)
 {
 	(void)state;
-	static char buf[64];
-	struct rpma_mr_local *mr = NULL;
-	assert_int_equal(rpma_mr_reg(fx.peer, buf, sizeof(buf), RPMA_MR_USAGE_RECV, &mr), 0);
-	struct rpma_conn_req *req = NULL;
-	assert_int_equal(make_passive(&req), 0);
+	struct rpma_mr_local *mr;
+	struct rpma_conn_req *req;
+	(void) recv_setup(&mr, &req);
 
 	assert_int_equal(rpma_conn_req_recv(req, mr, 0, (size_t)UINT32_MAX + 1, NULL),
 		RPMA_E_INVAL);
