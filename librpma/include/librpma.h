@@ -373,6 +373,19 @@ int rpma_conn_batch_begin(struct rpma_conn *conn);
  * no batch is open; RPMA_E_PROVIDER: the post failed, errno set). */
 int rpma_conn_batch_end(struct rpma_conn *conn);
 
+/*
+ * ---- rpma-fio extension (not in librpma 1.x): who is asking ----
+ *
+ * A server that admits only some clients must know where a request comes from
+ * before it accepts it (and before it registers anything for the peer).
+ */
+/* *addr: the peer's address and port (an incoming request: the client's; an
+ * outgoing one: the server's). RPMA_E_INVAL: req or addr is NULL;
+ * RPMA_E_PROVIDER: the request has no address of a known family. */
+struct sockaddr_storage;	/* <sys/socket.h> */
+int rpma_conn_req_get_peer_addr(const struct rpma_conn_req *req,
+		struct sockaddr_storage *addr);
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
 #endif

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include "conn.h"
 #include "conn_cfg.h"
@@ -370,5 +372,29 @@ int rpma_conn_req_get_private_data(const struct rpma_conn_req *req,
 		return RPMA_E_INVAL;
 
 	*pdata = req->pdata;
+	return 0;
+}
+
+int rpma_conn_req_get_peer_addr(const struct rpma_conn_req *req, struct sockaddr_storage *addr)
+{
+	if (req == NULL || addr == NULL)
+		return RPMA_E_INVAL;
+
+	const struct sockaddr *sa = rdma_get_peer_addr(req->id);
+	size_t len;
+	switch (sa->sa_family) {
+	case AF_INET:
+		len = sizeof(struct sockaddr_in);
+		break;
+	case AF_INET6:
+		len = sizeof(struct sockaddr_in6);
+		break;
+	default:
+		RPMA_LOG_ERROR("the request's peer address has an unknown family (%d)",
+			sa->sa_family);
+		return RPMA_E_PROVIDER;
+	}
+	memset(addr, 0, sizeof(*addr));
+	memcpy(addr, sa, len);
 	return 0;
 }

@@ -10,6 +10,9 @@
 #include <setjmp.h>
 #include <stdint.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "librpma.h"
@@ -763,6 +766,41 @@ static void recv_refuses_a_length_over_4_gib(void **state)
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
 }
 
+/* the server learns who asks before it accepts: both families, as the CM has them */
+static void peer_addr_of_an_incoming_request(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	struct sockaddr_storage got;
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(rpma_conn_req_get_peer_addr(NULL, &got), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_get_peer_addr(req, NULL), RPMA_E_INVAL);
+
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&fx.req_id->route.addr.dst_addr;
+	v4->sin_family = AF_INET;
+	v4->sin_port = htons(40001);
+	v4->sin_addr.s_addr = htonl(0xc0a84d02); /* 192.168.77.2 */
+	memset(&got, 0xa5, sizeof(got));
+	assert_int_equal(rpma_conn_req_get_peer_addr(req, &got), 0);
+	const struct sockaddr_in *g4 = (const struct sockaddr_in *)&got;
+	assert_int_equal(g4->sin_family, AF_INET);
+	assert_int_equal(ntohs(g4->sin_port), 40001);
+	assert_int_equal(ntohl(g4->sin_addr.s_addr), 0xc0a84d02);
+
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&fx.req_id->route.addr.dst_addr;
+	v6->sin6_family = AF_INET6;
+	assert_int_equal(inet_pton(AF_INET6, "fd00::7", &v6->sin6_addr), 1);
+	assert_int_equal(rpma_conn_req_get_peer_addr(req, &got), 0);
+	assert_int_equal(got.ss_family, AF_INET6);
+	assert_memory_equal(&((const struct sockaddr_in6 *)&got)->sin6_addr, &v6->sin6_addr,
+		sizeof(v6->sin6_addr));
+
+	/* an address of no family the library knows is not passed on as one */
+	fx.req_id->route.addr.dst_addr.sa_family = AF_UNIX;
+	assert_int_equal(rpma_conn_req_get_peer_addr(req, &got), RPMA_E_PROVIDER);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 
 int main(void)
@@ -795,6 +833,7 @@ int main(void)
 		TEST(connect_with_srq_keeps_its_rcq),
 		TEST(recv_before_connecting),
 		TEST(recv_refuses_a_length_over_4_gib),
+		TEST(peer_addr_of_an_incoming_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
