@@ -133,7 +133,10 @@ def server_file(engine):
             "# the address to listen on (an address of the RDMA device); job i of the run",
             "# listens on PORT + i; NUMJOBS jobs per point, as many as the client runs",
             "serverip=${SERVER_IP}", "port=${PORT}", "numjobs=${NUMJOBS}",
-            "connect_timeout=${CONNECT_TIMEOUT}", "keepalive=${KEEPALIVE}", SERVER_MEMORY]
+            "connect_timeout=${CONNECT_TIMEOUT}", "keepalive=${KEEPALIVE}",
+            "# who may connect (ALLOW_CLIENTS: addresses or prefixes; SECRET_FILE: a",
+            "# shared secret the clients send too): see jobs/apm-server.fio",
+            "allow_clients=${ALLOW_CLIENTS}", "secret_file=${SECRET_FILE}", SERVER_MEMORY]
     if apm:
         out += ["# 1 ONLY when RDMA writes reach the persistence domain directly (DDIO off,",
                 "# eADR): clients then flush with the persistent flush type",

@@ -30,7 +30,8 @@ static const char *answer_str(enum rpma_conn_event ev)
 {
 	switch (ev) {
 	case RPMA_CONN_REJECTED:
-		return "rejected (is the server running and listening on this port?)";
+		return "rejected (is the server running and listening on this port? does its "
+			"allow_clients= admit this host, and is secret_file= the same on both ends?)";
 	case RPMA_CONN_UNREACHABLE:
 		return "unreachable";
 	case RPMA_CONN_LOST:
@@ -82,15 +83,21 @@ static enum attempt_result try_connect(struct rpmafio_client *c, const struct rp
 	struct rpmafio_job *job = &c->job;
 	const char *addr = job->o->serverip;
 	struct rpma_conn_req *req = NULL;
+	uint8_t auth[RPMAFIO_AUTH_PDATA_MAX];
+	struct rpma_conn_private_data pdata = {auth, 0};
 	char buf[128];
 	int ret, fd;
 
+	/* the secret, if there is one, goes with the request (common/access.h) */
+	pdata.len = (uint8_t)rpmafio_secret_encode(&job->secret, auth);
 	if ((ret = rpma_conn_req_new(c->peer, addr, job->port, cfg, &req))) {
 		rpmafio_fail(job, EHOSTUNREACH, "cannot request a connection to %s:%s: %s",
 			addr, job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
 		return ATTEMPT_FAILED;
 	}
-	if ((ret = rpma_conn_req_connect(&req, NULL, &c->conn))) {
+	ret = rpma_conn_req_connect(&req, pdata.len ? &pdata : NULL, &c->conn);
+	explicit_bzero(auth, sizeof(auth));
+	if (ret) {
 		rpmafio_fail(job, ECONNREFUSED, "cannot connect to %s:%s: %s", addr,
 			job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
 		return ATTEMPT_FAILED;

@@ -2,6 +2,7 @@
 /* env_defaults.c -- defaults for the job files' ${VARIABLES} (see env_defaults.h) */
 #include <stdlib.h>
 
+#include "access.h"
 #include "env_defaults.h"
 #include "optparse.h"
 
@@ -10,6 +11,8 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"SERVER_IP", RPMAFIO_SERVER_IP_UNSET, "the server's address: no default, every run names it"},
 	{"PORT", RPMAFIO_DEFAULT_PORT, "the base port: job i uses PORT + i"},
 	{"NUMJOBS", "1", "connections (jobs) per side: the same on both sides"},
+	{"SECRET_FILE", RPMAFIO_SECRET_NONE, "a file (chmod 600) with the secret a server wants "
+		"from its clients (none: no secret)"},
 	{"CONNECT_TIMEOUT", RPMAFIO_DEFAULT_CONNECT_TIMEOUT_MS, "ms a client keeps trying to connect"},
 	/* clients */
 	{"BS", "4k", "block size"},
@@ -31,6 +34,8 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"DIRECT_WRITE_TO_PMEM", "0", "1 only if RDMA writes reach persistence on the server"},
 	{"SERVER_IODEPTH", "64", "GPSPM server: flush requests taken at a time (>= the client's iodepth)"},
 	{"SERVER_BUSY_WAIT", "1", "GPSPM server: 1 poll for requests in a loop; 0 sleep until one comes"},
+	{"ALLOW_CLIENTS", RPMAFIO_ALLOW_ANY, "server: the clients it admits, addresses or "
+		"prefixes (any: every client)"},
 	{"KEEPALIVE", RPMAFIO_DEFAULT_KEEPALIVE_MS, "server: ms without a word from the client before probing it (0: never)"},
 	{NULL, NULL, NULL},
 };

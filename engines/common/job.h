@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "access.h"
 #include "options.h"
 
 struct rpmafio_method;
@@ -34,6 +35,7 @@ struct rpmafio_job {
 	const char *filename;	/* the one filename= (NULL: not exactly one) */
 	const volatile bool *stop; /* fio wants the job to stop */
 	char port[8];		/* base port + index */
+	struct rpmafio_secret secret;	/* secret_file='s (len 0: none) */
 	char errmsg[RPMAFIO_ERR_LEN]; /* the first failure, for fio's errdetails */
 };
 

@@ -24,6 +24,14 @@
  *                         file. Refused with filename=malloc. Two servers on one
  *                         device keep apart with it: a server job whose bytes overlap
  *                         another's fails (server/setup.c, common/region_lock.h)
+ *   allow_clients         server: the clients it admits, addresses or prefixes
+ *                         ("192.168.77.2, 10.0.0.0/8"); any (default): every client.
+ *                         A request from elsewhere is rejected and named on stderr
+ *                         before anything is set up for it; the job waits on
+ *   secret_file           both sides: a file (mode 600) holding a shared secret of
+ *                         1..48 bytes; the client sends it with its connection
+ *                         request and the server rejects a request without it.
+ *                         none (default): no secret (common/access.h)
  *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
  *                         both ends can take it, else the emulation; 1 = native or the
  *                         job fails at connection time; 0 = always the emulation
@@ -52,6 +60,8 @@ struct rpmafio_opts {
 	unsigned int no_flush;		/* client: writes are never flushed */
 	unsigned int native_flush;	/* enum rpmafio_native_flush */
 	char *mem_offset;		/* as given: RPMAFIO_MEM_OFFSET_AUTO or a byte count */
+	char *allow_clients;		/* as given: RPMAFIO_ALLOW_ANY or a list */
+	char *secret_file;		/* as given: RPMAFIO_SECRET_NONE or a path */
 };
 
 /*

@@ -87,6 +87,18 @@ static int check_options(struct rpmafio_job *job)
 	};
 	if (rpmafio_optvals_check(&v, job->port, sizeof(job->port), why, sizeof(why)))
 		return rpmafio_fail(job, EINVAL, "%s", why);
+	if (rpmafio_secret_load(o->secret_file, &job->secret, why, sizeof(why)))
+		return rpmafio_fail(job, EINVAL, "%s", why);
+	if (job->mode == RPMAFIO_MODE_SERVER) {
+		if (rpmafio_allow_parse(o->allow_clients, &rpmafio_server_of(job)->allow, why,
+				sizeof(why)))
+			return rpmafio_fail(job, EINVAL, "allow_clients=%s: %s", o->allow_clients,
+				why);
+	} else if (o->allow_clients && *o->allow_clients &&
+			strcmp(o->allow_clients, RPMAFIO_ALLOW_ANY) != 0) {
+		return rpmafio_fail(job, EINVAL, "allow_clients=%s is a server's option (mode="
+			"server): a client cannot restrict who connects to it", o->allow_clients);
+	}
 	return 0;
 }
 

@@ -5,6 +5,7 @@
 #include "fio.h"
 #include "optgroup.h"
 
+#include "common/access.h"
 #include "common/options.h"
 #include "engine.h"
 
@@ -61,6 +62,18 @@ static int check_mem_offset(void *data, const char *str)
 	(void)data;
 	if (rpmafio_parse_mem_offset(str, 1024, &given, &bytes, why, sizeof(why))) {
 		log_err("fio: mem_offset=%s: %s\n", str, why);
+		return 1;
+	}
+	return 0;
+}
+
+static int check_allow_clients(void *data, const char *str)
+{
+	struct rpmafio_allow allow;
+	char why[RPMAFIO_ERR_LEN];
+	(void)data;
+	if (rpmafio_allow_parse(str, &allow, why, sizeof(why))) {
+		log_err("fio: allow_clients=%s: %s\n", str, why);
 		return 1;
 	}
 	return 0;
@@ -210,6 +223,31 @@ struct fio_option rpmafio_options[] = {
 		.help = "server: where in filename= (device DAX or a file) the job's bytes start "
 			"(e.g. 1g); a section's numjobs jobs lie side by side from there. auto: "
 			"job i at i * size. Not for filename=malloc",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "allow_clients",
+		.lname = "rpma server's admitted clients",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, allow_clients),
+		.cb = check_allow_clients,
+		.def = RPMAFIO_ALLOW_ANY,
+		.help = "server: the clients it admits, IPv4/IPv6 addresses or prefixes separated "
+			"by commas (192.168.77.2,10.0.0.0/8); others are rejected and named. any: "
+			"every client",
+		.category = FIO_OPT_C_ENGINE,
+		.group = FIO_OPT_G_LIBRPMA,
+	},
+	{
+		.name = "secret_file",
+		.lname = "rpma shared secret file",
+		.type = FIO_OPT_STR_STORE,
+		.off1 = offsetof(struct rpmafio_opts, secret_file),
+		.def = RPMAFIO_SECRET_NONE,
+		.help = "both sides: a file only its owner may read (chmod 600) holding a shared "
+			"secret of 1 to 48 bytes; the client sends it when it connects, the server "
+			"rejects a client without it. none: no secret",
 		.category = FIO_OPT_C_ENGINE,
 		.group = FIO_OPT_G_LIBRPMA,
 	},

@@ -40,6 +40,7 @@ struct rpmafio_server {
 	struct rpma_cq *cq;
 	struct rpmafio_poll poll; /* the CQ and the connection's events */
 	uint8_t ws_bytes[RPMAFIO_WS_SIZE]; /* the private data sent to the client */
+	struct rpmafio_allow allow;	/* allow_clients= (n 0: any) */
 	bool disconnected;	/* the client has gone */
 
 	void *priv;		/* the method's own server data */
@@ -69,7 +70,12 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 /* Listen on serverip:port and say so on stderr. */
 int rpmafio_server_listen(struct rpmafio_server *s);
 
-/* Wait (without a limit) for a client's connection request and take it with queue sizes q. */
+/*
+ * Wait (without a limit) for a client's connection request that allow_clients=
+ * and the secret admit, and take it with queue sizes q. A request they do not
+ * admit is rejected (the client learns RPMA_CONN_REJECTED), named in a note on
+ * stderr, and the wait goes on: nothing is registered or posted for it.
+ */
 int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_queues *q,
 		struct rpma_conn_req **req);
 

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "common/method.h"
 #include "common/report.h"
@@ -151,6 +152,45 @@ int rpmafio_server_listen(struct rpmafio_server *s)
 	return 0;
 }
 
+/*
+ * May this request's client connect? Decided from what arrived with the
+ * request alone: its address and its private data. A refusal is a note, so
+ * the owner of the server sees who tried (never the secret sent).
+ */
+static bool admits(struct rpmafio_server *s, const struct rpma_conn_req *req)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpma_conn_private_data pdata = {NULL, 0};
+	struct sockaddr_storage addr;
+	char who[RPMAFIO_ADDR_STR_LEN], buf[128];
+	int ret;
+
+	if ((ret = rpma_conn_req_get_peer_addr(req, &addr))) {
+		rpmafio_note(job, "refused a connection request from an unknown address: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return false;
+	}
+	rpmafio_addr_str(&addr, who, sizeof(who));
+	if (!rpmafio_allow_admits(&s->allow, &addr)) {
+		rpmafio_note(job, "refused a connection from %s: not in allow_clients=%s", who,
+			job->o->allow_clients);
+		return false;
+	}
+	if ((ret = rpma_conn_req_get_private_data(req, &pdata))) {
+		rpmafio_note(job, "refused a connection from %s: its private data: %s", who,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return false;
+	}
+	enum rpmafio_auth_verdict v = rpmafio_secret_check(&job->secret, pdata.ptr, pdata.len);
+	if (v != RPMAFIO_AUTH_OK) {
+		rpmafio_note(job, "refused a connection from %s: %s", who,
+			rpmafio_auth_verdict_str(v));
+		return false;
+	}
+	rpmafio_debug(job, "admitted a connection request from %s", who);
+	return true;
+}
+
 int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_queues *q,
 		struct rpma_conn_req **req)
 {
@@ -165,11 +205,19 @@ int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_q
 	if ((ret = rpmafio_queues_cfg(q, &cfg)))
 		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s",
 			job->iodepth, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if (rpmafio_wait_fd(fd, -1, job->stop) != RPMAFIO_FD_READABLE)
-		rpmafio_fail(job, ECANCELED, "stopped before a client connected");
-	else if ((ret = rpma_ep_next_conn_req(s->ep, cfg, req)))
-		rpmafio_fail(job, EIO, "cannot take the client's connection request: %s",
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	while (*req == NULL) {
+		if (rpmafio_wait_fd(fd, -1, job->stop) != RPMAFIO_FD_READABLE) {
+			rpmafio_fail(job, ECANCELED, "stopped before a client connected");
+			break;
+		}
+		if ((ret = rpma_ep_next_conn_req(s->ep, cfg, req))) {
+			rpmafio_fail(job, EIO, "cannot take the client's connection request: %s",
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			break;
+		}
+		if (!admits(s, *req))
+			(void) rpma_conn_req_delete(req); /* rejects it; *req is NULL again */
+	}
 	(void) rpma_conn_cfg_delete(&cfg);
 	return *req ? 0 : -1;
 }

@@ -82,7 +82,7 @@ client_host_commands() { # STEM ENGINE HOSTS NJ PORT LIMIT CLIENT_OPTS...
 		job=$stem.client$i.fio
 		python3 "$MATRIX" expand-job --out "$job" \
 			--set ioengine=external:"$REMOTE_DIR/$ENGINE_DIR/librpma_$engine.so" "${sets[@]}" "$JOB" \
-			CONNECT_TIMEOUT=30000 BUSY_WAIT=1 TIME_BASED=1 NUMBER_IOS=0 \
+			CONNECT_TIMEOUT=30000 BUSY_WAIT=1 TIME_BASED=1 NUMBER_IOS=0 SECRET_FILE="${SECRET_FILE:-none}" \
 			"${FIO_VARS[@]}" PORT=$((port + i * nj)) NUMJOBS="$nj" || return 1
 		CLIENT_CMD+=(--client="${CLIENT_HOSTS[$i]}" "$job")
 	done

@@ -173,7 +173,8 @@ expand_job() {
 	local out=$WORK/expanded.fio
 	python3 "$MATRIX" expand-job --out "$out" --set ioengine=external:/x/librpma_apm.so --set native_flush=0 \
 		"$ROOT/jobs/randwrite.fio" SERVER_IP=node1 PORT=7410 NUMJOBS=2 CONNECT_TIMEOUT=30000 BUSY_WAIT=1 \
-		BS=4k SYNC=0 IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 TIME_BASED=1 NUMBER_IOS=0 RAMP=0s RUNTIME=1s || return 1
+		BS=4k SYNC=0 IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 TIME_BASED=1 NUMBER_IOS=0 RAMP=0s RUNTIME=1s \
+		SECRET_FILE=none || return 1
 	if [ "$(sed -n 1,3p "$out" | tr '\n' ' ')" != '[global] ioengine=external:/x/librpma_apm.so native_flush=0 ' ] ||
 			! grep -qx 'port=7410' "$out" || ! grep -qx 'serverip=node1' "$out" || ! grep -qx 'iodepth=8' "$out" ||
 			! grep -qx 'rw=randwrite' "$out" || grep -q '[$#]\|^include' "$out"; then
