@@ -12,7 +12,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 : "${SOFTROCE_VM_NODES:?run me on node0 of scripts/softroce-vm run --nodes 2 (or more)}"
 # node_kill.sh last: node1 does not come back
-suites=(tests/multinode/examples.sh tests/multinode/engines.sh tests/multinode/matrix.sh
+suites=(tests/multinode/examples.sh tests/multinode/engines.sh tests/multinode/access.sh tests/multinode/matrix.sh
 	tests/multinode/faults.sh tests/multinode/node_kill.sh)
 [ $# -eq 0 ] || suites=("$@")
 mkdir -p build/e2e-results && : >build/e2e-results/multinode.tsv
