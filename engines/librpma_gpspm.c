@@ -152,11 +152,38 @@ static int gpspm_server_init(struct rpmafio_server *s)
 }
 
 /*
- * Serve the request in receive buffer k (len bytes), its response to go in
- * send buffer out: validate, persist, receive again, answer. 0, or -1 after
- * rpmafio_fail().
+ * A request may ask to persist the whole region: gigabytes of cache lines,
+ * seconds of work. Persisting it in pieces lets a stop of fio (Ctrl-C) be seen
+ * between them. false: fio stops the job (the rest is not persisted).
  */
-static int handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, uint32_t len,
+#define PERSIST_PIECE ((size_t)64 << 20)
+
+static bool persist_range(struct rpmafio_server *s, const struct gpspm_server *g, char *p,
+		uint64_t len)
+{
+	while (len > 0) {
+		size_t n = len < PERSIST_PIECE ? (size_t)len : PERSIST_PIECE;
+		g->persist(p, n);
+		p += n;
+		len -= n;
+		if (len > 0 && rpmafio_stopping(&s->job))
+			return false;
+	}
+	return true;
+}
+
+/* how serving one request ended */
+enum request_result {
+	REQUEST_ANSWERED,	/* or it was the last message */
+	REQUEST_STOPPED,	/* fio stops the job: not answered */
+	REQUEST_FAILED,		/* after rpmafio_fail() */
+};
+
+/*
+ * Serve the request in receive buffer k (len bytes), its response to go in
+ * send buffer out: validate, persist, receive again, answer.
+ */
+static enum request_result handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, uint32_t len,
 		uint32_t out)
 {
 	struct rpmafio_job *job = &s->job;
@@ -171,32 +198,44 @@ static int handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, 
 		break;
 	case GPSPM_REQ_LAST:
 		g->last = true;
-		return 0;
+		return REQUEST_ANSWERED;
 	case GPSPM_REQ_OUT_OF_RANGE:
-		return rpmafio_fail(job, EPROTO, "rejected a flush request from the client: %s; "
+		rpmafio_fail(job, EPROTO, "rejected a flush request from the client: %s; "
 			"disconnecting", why);
+		return REQUEST_FAILED;
 	case GPSPM_REQ_MALFORMED:
 	default:
-		return rpmafio_fail(job, EPROTO, "rejected a message from the client: %s; "
+		rpmafio_fail(job, EPROTO, "rejected a message from the client: %s; "
 			"disconnecting", why);
+		return REQUEST_FAILED;
 	}
-	if (g->persist && req.length)
-		g->persist((char *)s->mem.ptr + req.offset, req.length);
+	if (g->persist && req.length &&
+			!persist_range(s, g, (char *)s->mem.ptr + req.offset, req.length)) {
+		rpmafio_note(job, "stopped while persisting a flush request of %llu bytes: it "
+			"is not answered", (unsigned long long)req.length);
+		return REQUEST_STOPPED;
+	}
 	g->served++;
 	g->bytes += req.length;
 
 	if ((ret = rpma_recv(s->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
-			wr_id(WR_RECV, k))))
-		return rpmafio_fail(job, EIO, "cannot post a receive again: %s",
+			wr_id(WR_RECV, k)))) {
+		rpmafio_fail(job, EIO, "cannot post a receive again: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return REQUEST_FAILED;
+	}
 	struct gpspm_resp resp = {req.op_context};
-	if (gpspm_resp_encode(&resp, gpspm_send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size))
-		return rpmafio_fail(job, EIO, "cannot encode a flush response");
+	if (gpspm_resp_encode(&resp, gpspm_send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size)) {
+		rpmafio_fail(job, EIO, "cannot encode a flush response");
+		return REQUEST_FAILED;
+	}
 	if ((ret = rpma_send(s->conn, g->bufs.mr, gpspm_send_off(&g->bufs, out), size,
-			RPMA_F_COMPLETION_ALWAYS, wr_id(WR_SEND, out))))
-		return rpmafio_fail(job, EIO, "cannot send a flush response: %s",
+			RPMA_F_COMPLETION_ALWAYS, wr_id(WR_SEND, out)))) {
+		rpmafio_fail(job, EIO, "cannot send a flush response: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return 0;
+		return REQUEST_FAILED;
+	}
+	return REQUEST_ANSWERED;
 }
 
 /* what one completion of the server's messages was */
@@ -270,9 +309,17 @@ static enum rpmafio_poll_step serve_messages(struct rpmafio_server *s, const str
 		}
 	}
 	/* (the last message keeps the send buffer it was given: serving ends there) */
-	while (!g->last && gpspm_server_slots_next(g->slots, &k, &len, &out))
-		if (handle(s, g, k, len, out))
+	while (!g->last && gpspm_server_slots_next(g->slots, &k, &len, &out)) {
+		switch (handle(s, g, k, len, out)) {
+		case REQUEST_ANSWERED:
+			break;
+		case REQUEST_STOPPED:
+			return RPMAFIO_POLL_DONE;
+		case REQUEST_FAILED:
+		default:
 			return RPMAFIO_POLL_FAILED;
+		}
+	}
 	if (!g->last)
 		return RPMAFIO_POLL_GO_ON;
 	/* the client is done: it disconnects next */

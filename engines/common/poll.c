@@ -92,7 +92,7 @@ enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const stru
 		void *arg)
 {
 	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
-	unsigned spins = 0;
+	unsigned spins = 0, batches = 0;
 	enum rpmafio_poll_step r;
 
 	for (;;) {
@@ -101,6 +101,14 @@ enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const stru
 			int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
 			if (ret == 0) {
 				if (ops->wc && (r = ops->wc(arg, wc, got)))
+					return r;
+				/*
+				 * a CQ that never runs dry (a client sending without a
+				 * pause) must not hide fio's stop or the connection's events
+				 */
+				if (++batches % RPMAFIO_POLL_BUSY_CHECK == 0 &&
+						((r = look_at_events(p, ops, arg)) ||
+						(ops->idle && (r = ops->idle(arg)))))
 					return r;
 				continue;
 			}

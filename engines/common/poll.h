@@ -29,6 +29,8 @@
 #define RPMAFIO_POLL_SPIN_CHECK 1024
 /* the longest single sleep: how often a waiting job notices fio stopping it */
 #define RPMAFIO_POLL_SLICE_MS 100
+/* while completions keep coming: the events and idle() every this many batches */
+#define RPMAFIO_POLL_BUSY_CHECK 64
 
 /* what a callback tells the loop; the loop returns the step that ended it */
 enum rpmafio_poll_step {

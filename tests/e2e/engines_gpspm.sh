@@ -327,6 +327,59 @@ if [ -n "$DAX" ]; then
 		"$dax" valid valid-whole last
 fi
 
+# gp_sigint_busy: Ctrl-C reaches a server whose client never lets it rest (requests
+# to persist the whole device-DAX region, always SLOTS in flight, the server busy
+# polling): the server must stop within STOP_MAX_S, having served them until then,
+# and the client see it go. Prints how long the stop took.
+STOP_MAX_S=3
+gp_sigint_busy() {
+	local name=gpspm-sigint-busy-client status=0 rc=0 hpid fio_pid t0 took
+	gp_want "$name" || return 0
+	gp_new_test "$name"
+	if ! gp_start_server "SERVER_MEM=$DAX SERVER_SIZE=64m SERVER_BUSY_WAIT=1"; then
+		e2e_result "$name" 1
+		e2e_show_logs_if 1
+		return 0
+	fi
+	timeout "$E2E_STEP_TIMEOUT" "$HOSTILE" "$A" "$E2E_PORT" busy-whole >"$E2E_DIR/client.log" 2>&1 &
+	hpid=$!
+	if e2e_wait_line "$E2E_DIR/client.log" 'busy from now on' 20 "$hpid"; then
+		sleep 1 # a second of whole-region requests back to back
+		fio_pid=$(pgrep -P "$GP_SPID" -x fio | head -1)
+		t0=$EPOCHREALTIME
+		kill -INT "${fio_pid:-$GP_SPID}"
+		while kill -0 "$GP_SPID" 2>/dev/null &&
+			[ "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a < 10) }')" = 1 ]; do
+			sleep 0.05
+		done
+		took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
+		echo "  the server stopped ${took} s after Ctrl-C: $(grep -o 'served [0-9]* flush requests' \
+			"$E2E_DIR/server.log" | head -1), the client: $(grep -o 'went after [0-9]* answers' \
+			"$E2E_DIR/client.log")"
+		if kill -0 "$GP_SPID" 2>/dev/null; then
+			echo "  the server still ran 10 s after Ctrl-C" >>"$E2E_DIR/why"
+			kill -KILL "$GP_SPID" 2>/dev/null
+			status=1
+		elif awk -v t="$took" -v m="$STOP_MAX_S" 'BEGIN { exit !(t > m) }'; then
+			echo "  the server took more than $STOP_MAX_S s to stop" >>"$E2E_DIR/why"
+			status=1
+		fi
+	else
+		echo "  the busy client got no answer" >>"$E2E_DIR/why"
+		status=1
+	fi
+	wait "$GP_SPID" 2>/dev/null
+	wait "$hpid" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "  gpspm-hostile exited with $rc (did the server go?)" >>"$E2E_DIR/why"; status=1; }
+	if ! grep -Eq 'served [1-9][0-9]* flush requests' "$E2E_DIR/server.log"; then
+		echo "  the server served no flush request" >>"$E2E_DIR/why"
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+}
+[ -z "$DAX" ] || gp_sigint_busy
+
 # --- mismatched peers ---
 gp_client_fails server-depth-too-small \
 	'takes 4 flush requests at a time \(its iodepth\) but this job may have 16 in flight' \

@@ -36,6 +36,11 @@
  *     dup-opctx      two requests with the same op_context in flight (offset 0
  *                    and 4096): the op_context is the client's tag, the server
  *                    echoes it: both answered, with that op_context
+ *   a client that never lets the server rest:
+ *     busy-whole     SLOTS requests for the whole workspace always in flight (each
+ *                    answer sends the next) until the server disconnects, for at
+ *                    most 60 s: the server must still stop when fio tells it to
+ *                    (prints the answers it got; passes when the server went)
  *   the end:
  *     last           the last message (offset 0, length 0): no answer; then this
  *                    program disconnects and the server must end cleanly
@@ -405,6 +410,50 @@ static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, 
 	return 0;
 }
 
+/* SLOTS whole-workspace requests in flight until the server goes (see the top) */
+#define BUSY_MS 60000
+
+static int send_whole(struct ctx *x, unsigned buf)
+{
+	struct gpspm_req r = {0, x->ws_size, ++x->next_ctx};
+	size_t len = 0;
+	if (gpspm_req_encode(&r, x->buf + MANY_OFF(buf), 32, &len))
+		return -1;
+	return rpma_send(x->conn, x->mr, MANY_OFF(buf), len, RPMA_F_COMPLETION_ALWAYS, NULL);
+}
+
+static int run_busy(struct ctx *x, const char *c)
+{
+	struct gpspm_resp resp;
+	unsigned long answers = 0;
+	char why[160];
+
+	for (unsigned k = 0; k < SLOTS; k++)
+		if (send_whole(x, k)) {
+			printf("case %s: FAIL (cannot send a request)\n", c);
+			return 1;
+		}
+	for (;;) {
+		enum got g = next_event(x, now_ms() + BUSY_MS, &resp, why, sizeof(why));
+		if (g == GOT_SENT)
+			continue;
+		/* an answer sends the next request (in the oldest request's buffer) */
+		if (g == GOT_ANSWER && send_whole(x, (unsigned)(answers++ % SLOTS)) == 0) {
+			if (answers == 1)
+				printf("case %s: answered, and busy from now on\n", c);
+			fflush(stdout);
+			continue;
+		}
+		if (g == GOT_ANSWER || g == GOT_GONE || g == GOT_WC_FAILED) {
+			printf("case %s: the server went after %lu answers\n", c, answers);
+			return answers ? 0 : 1;
+		}
+		printf("case %s: FAIL (%s after %lu answers)\n", c, g == GOT_TIMEOUT ?
+			"the server was still there after 60 s" : why, answers);
+		return 1;
+	}
+}
+
 int main(int argc, char *argv[])
 {
 	struct ctx x = {.ev_fd = -1};
@@ -493,7 +542,9 @@ int main(int argc, char *argv[])
 				"for this case)\n", argv[i], x.max_msg_num, (MANY_MAX - 4) / 2);
 			failed = 1;
 		} else {
-			failed |= n ? run_many(&x, argv[i], reqs, (unsigned)n) : run_case(&x, argv[i]);
+			failed |= n ? run_many(&x, argv[i], reqs, (unsigned)n) :
+				strcmp(argv[i], "busy-whole") == 0 ? run_busy(&x, argv[i]) :
+				run_case(&x, argv[i]);
 		}
 	}
 

@@ -49,6 +49,7 @@ struct scenario {
 	const struct rpmafio_poll_ops *ops; /* NULL: every callback */
 	/* what librpma and poll(2) say */
 	struct wc_result wcq[WCQ_MAX];
+	bool endless;		/* every rpma_cq_get_wc gives one completion: never dry */
 	bool ring_ev, ring_cq;	/* the event fd / the CQ's fd readable */
 	struct ev_result event;
 	int cq_wait_ret;
@@ -107,6 +108,14 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *
 	assert_int_equal(num_entries, RPMAFIO_POLL_BATCH);
 	assert_non_null(got);
 	F.get_wc_calls++;
+	if (S->endless) {
+		if (F.get_wc_calls > 100 * RPMAFIO_POLL_BUSY_CHECK)
+			fail_msg("%d batches of completions and the loop never looked up",
+				F.get_wc_calls);
+		wc[0] = (struct ibv_wc){.wr_id = (uint64_t)F.get_wc_calls, .status = IBV_WC_SUCCESS};
+		*got = 1;
+		return 0;
+	}
 	const struct wc_result *r = &S->wcq[F.wcq_pos];
 	if (F.wcq_pos == WCQ_MAX || (r->ret == 0 && r->n == 0))
 		return RPMA_E_NO_COMPLETION;
@@ -369,6 +378,42 @@ static const struct scenario once_null_error_is_zero = {.once = true, .ops = &id
 
 /* ---- rpmafio_poll_init ---- */
 
+/* a CQ that never runs dry: idle() (fio's stop, the deadline) and the events still come */
+static int endless_wcs;
+static enum rpmafio_poll_step count_wc(void *arg, const struct ibv_wc *wc, int n)
+{
+	(void)arg;
+	(void)wc;
+	endless_wcs += n;
+	return 0;
+}
+
+static void never_dry_still_idles(void **state)
+{
+	(void)state;
+	static const struct scenario endless = {.endless = true};
+	static const struct rpmafio_poll_ops ops = {.wc = count_wc, .idle = rec_idle};
+	S = &endless;
+	endless_wcs = 0;
+	for (int busy = 0; busy < 2; busy++) {
+		struct rpmafio_poll p = make_loop(CQ, busy);
+		F.get_wc_calls = 0;
+		F.polls = 0;
+		F.poll_max_timeout = 0;
+		R.idles = 0;
+		R.len = 0;
+		memset(R.trace, 0, sizeof(R.trace));
+		assert_int_equal(rpmafio_poll_run(&p, &ops, &R), IDLE_END);
+		/* the first idle() after RPMAFIO_POLL_BUSY_CHECK batches, not never */
+		assert_int_equal(F.get_wc_calls, RPMAFIO_POLL_BUSY_CHECK);
+		assert_string_equal(R.trace, "i");
+		/* it looked at the events once (none: nothing taken), without sleeping */
+		assert_int_equal(F.polls, 1);
+		assert_int_equal(F.poll_max_timeout, 0);
+	}
+	assert_int_equal(endless_wcs, 2 * RPMAFIO_POLL_BUSY_CHECK);
+}
+
 static void init_fills_fds(void **state)
 {
 	(void)state;
@@ -475,6 +520,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(init_fills_fds),
+		T(never_dry_still_idles),
 		T(init_returns_getter_errors),
 		RUN(batches_until_wc_ends),
 		RUN(null_callbacks_go_on),
