@@ -32,6 +32,10 @@ FIO_SRC_DEFAULT := $(BUILD)/fio-src/$(or $(FIO_VERSION),fio-unknown)
 FIO_SRC ?= $(FIO_SRC_DEFAULT)
 FIO_CONFIG_H := $(FIO_SRC)/config-host.h
 
+# the objects are rebuilt when the flags change (they are set in these two files; set
+# before gpspm.mk, whose generated object depends on them too)
+ENGINE_FLAG_FILES := Makefile engines/engines.mk
+
 # GPSPM: the flush messages' protobuf code (protoc-c), the hostile peers (its variables
 # are used below)
 include engines/gpspm/gpspm.mk
@@ -110,9 +114,6 @@ $(FIO_CONFIG_H):
 
 engines-check-fio: $(FIO_CONFIG_H)
 	$(FIO_VERSION_CHECK)
-
-# rebuilt when the flags change (they are set in these two files)
-ENGINE_FLAG_FILES := Makefile engines/engines.mk
 
 $(ENGINE_FIO_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
 		$(FIO_CONFIG_H) | engines-check-fio

@@ -23,7 +23,7 @@ $(GPSPM_PB).c $(GPSPM_PB).h &: $(GPSPM_PROTO)
 	protoc-c --proto_path=$(dir $(GPSPM_PROTO)) --c_out=$(GPSPM_GEN) $(notdir $(GPSPM_PROTO))
 
 # the generated code, built like the fio-free folders it is archived with
-$(GPSPM_GEN)/%.o: $(GPSPM_GEN)/%.c $(GPSPM_PB).h
+$(GPSPM_GEN)/%.o: $(GPSPM_GEN)/%.c $(GPSPM_PB).h $(ENGINE_FLAG_FILES)
 	$(CC) $(ENGINE_CORE_CFLAGS) -c -o $@ $<
 
 # the hostile client (plain librpma, no fio)
