@@ -54,12 +54,13 @@ ENGINE_LDLIBS := $(BUILD)/librpma.a $(LDLIBS_PROVIDER) -lpmem2 -lpthread
 ENGINE_LDLIBS_librpma_gpspm ?= -lprotobuf-c
 
 # the fio-free code: no fio include path at all
-ENGINE_CORE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
-	-D_GNU_SOURCE -Ilibrpma/include -Iengines -I$(GPSPM_GEN) $(PROVIDER_CFLAGS)
+ENGINE_CORE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC \
+	-fvisibility=hidden -D_GNU_SOURCE -Ilibrpma/include -Iengines -I$(GPSPM_GEN) $(PROVIDER_CFLAGS)
 # engines/fio/: fio's own preprocessor flags (its Makefile and config-host.mak); its
-# headers are system headers to us: our warning flags apply to our code only.
-ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) -fPIC -fvisibility=hidden \
-	-D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
+# headers are system headers to us: our warning flags apply to our code only. The link
+# of an engine uses these flags too: with LTO it generates the code (HARDEN_CFLAGS).
+ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC \
+	-fvisibility=hidden -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
 	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines $(PROVIDER_CFLAGS)
 
 # `$(FIO) --version` (fio-3.33) must be the tree's version (DEF_VER in FIO-VERSION-GEN,
@@ -131,7 +132,7 @@ $(ENGINE_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(BUILD)/engines/%.o) $(BUILD)/
 
 $(ENGINE_SOS): $(BUILD)/%.so: $(BUILD)/engines/%.o $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
 		$(BUILD)/librpma.a engines/fio/engine.map | engines-check-fio
-	$(CC) $(ENGINE_CFLAGS) -shared -o $@ $< $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
+	$(CC) $(ENGINE_CFLAGS) $(HARDEN_LDFLAGS) -shared -o $@ $< $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
 		-Wl,--version-script=engines/fio/engine.map \
 		$(ENGINE_LDLIBS) $(ENGINE_LDLIBS_$*)
 	@# load it the way fio does, every symbol resolved now (fio exports what engines use)

@@ -7,9 +7,10 @@
 
 FAULT_SHIM := $(BUILD)/fault/libfault.so
 
-$(FAULT_SHIM): tests/fault/libfault.c
+$(FAULT_SHIM): tests/fault/libfault.c Makefile
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -fvisibility=hidden -o $@ $< -ldl
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC -shared -fvisibility=hidden \
+		$(HARDEN_LDFLAGS) -o $@ $< -ldl
 
 fault-shim: $(FAULT_SHIM)
 

@@ -16,9 +16,9 @@ test-matrix-vm: engines tools peer fio-valgrind
 # post calls, work requests, polls, completions (tests/tools/verbs_count.c)
 VERBS_COUNT := $(BUILD)/tests/tools/libverbs_count.so
 
-$(VERBS_COUNT): tests/tools/verbs_count.c
+$(VERBS_COUNT): tests/tools/verbs_count.c Makefile
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -fPIC -shared -D_GNU_SOURCE $(PROVIDER_CFLAGS) \
-		-o $@ $< -ldl -lpthread
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC -shared -D_GNU_SOURCE \
+		$(PROVIDER_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< -ldl -lpthread
 
 tools: $(VERBS_COUNT)

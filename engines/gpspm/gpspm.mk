@@ -32,9 +32,9 @@ GPSPM_HOSTILE := $(BUILD)/tests/tools/gpspm-hostile
 $(GPSPM_HOSTILE): tests/tools/gpspm_hostile.c engines/common/workspace.c \
 		engines/common/workspace.h $(GPSPM_MSG_DEPS) $(BUILD)/librpma.a
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -D_GNU_SOURCE -Ilibrpma/include -Iengines \
-		-I$(GPSPM_GEN) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a $(LDLIBS_PROVIDER) \
-		-lprotobuf-c -lpthread
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -D_GNU_SOURCE -Ilibrpma/include \
+		-Iengines -I$(GPSPM_GEN) $(HARDEN_LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a \
+		$(LDLIBS_PROVIDER) -lprotobuf-c -lpthread
 
 
 # the hostile servers (plain librpma, no fio) against our clients: tests/e2e/hostile.sh
@@ -47,9 +47,9 @@ $(GPSPM_HOSTILE_SERVER): tests/tools/gpspm_hostile_server.c $(GPSPM_MSG_DEPS)
 $(APM_HOSTILE_SERVER): tests/tools/apm_hostile_server.c
 $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER): $(HOSTILE_SERVER_DEPS)
 	@mkdir -p $(@D)
-	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) -D_GNU_SOURCE -Ilibrpma/include -Iengines \
-		-I$(GPSPM_GEN) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a $(LDLIBS_PROVIDER) \
-		-lprotobuf-c -lpthread
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -D_GNU_SOURCE -Ilibrpma/include \
+		-Iengines -I$(GPSPM_GEN) $(HARDEN_LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a \
+		$(LDLIBS_PROVIDER) -lprotobuf-c -lpthread
 
 # the peers that break the protocol on purpose, for the e2e tests (make tools)
 tools: $(GPSPM_HOSTILE) $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER)
