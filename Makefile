@@ -58,7 +58,8 @@ WARNFLAGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-protot
 # load time. Every product build uses both variables: the library, the engines, the
 # examples and the tools. A link that generates code (LTO) takes HARDEN_CFLAGS too. The
 # unit tests (-O0, where _FORTIFY_SOURCE only warns) and the fuzz targets do not; nor
-# does an OPTFLAGS without optimisation.
+# does an OPTFLAGS without optimisation. make lint checks every product
+# (tests/checks/harden/check_hardening.sh).
 HARDEN_FORTIFY := $(if $(filter-out -O0,$(filter -O%,$(OPTFLAGS))),-D_FORTIFY_SOURCE=2)
 HARDEN_CFLAGS ?= -fstack-protector-strong $(HARDEN_FORTIFY) -Wformat -Werror=format-security
 HARDEN_LDFLAGS ?= -Wl,-z,relro -Wl,-z,now
@@ -216,16 +217,16 @@ test-unit-san:
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
 HOST_STAGES := unit=test-unit=0:25 unit-asan-ubsan=test-unit-san=0:35 coverage=coverage=0:20 \
 	man=test-man=0:15 matrix-report=test-matrix=0:30 deps-script=test-deps=0:10 \
-	fault-check=test-fault-check=0:05 lint=lint=1:20 fuzz-brief=fuzz-brief=1:05 \
+	fault-check=test-fault-check=0:05 lint=lint=1:50 fuzz-brief=fuzz-brief=1:05 \
 	vm-unit=test-vm-unit=0:05
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:50 build-for-vm=e2e-build=1:35 vm-accel=test-vm-accel=0:55 \
+	native-build=test-native-build=0:50 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:55 \
 	e2e-6.1=test-e2e-6.1=18:20 e2e-6.12=test-e2e-6.12=0:30 native-6.12=test-native-e2e=1:20 \
 	native-matrix=test-native-matrix=0:45 multinode=test-multinode=5:40 \
 	matrix-vm=test-matrix-vm=4:15 sweep-vm=test-sweep-vm=0:55 doc-claims=test-doc-claims=0:05
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
-CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:35 vm-smoke=test-vm-smoke=1:45
+CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:05 vm-smoke=test-vm-smoke=1:45
 TEST_BUDGET_MAX := 40:00
 CHECK_BUDGET_MAX := 10:00
 

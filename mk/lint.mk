@@ -3,8 +3,9 @@
 #   make lint          cppcheck (tests/checks/lint/cppcheck.supp), clang-tidy
 #                      (.clang-tidy), shellcheck over every shell script in git and
 #                      no include circle between the modules of engines/ and
-#                      librpma/src (tests/checks/lint/include_cycles.py); any
-#                      finding fails the make
+#                      librpma/src (tests/checks/lint/include_cycles.py), and every
+#                      product hardened (tests/checks/harden/check_hardening.sh);
+#                      any finding fails the make
 #
 # Each tool gets the flags the real build uses; fio's headers are system headers.
 # Findings are fixed, or suppressed with a one-line reason: in .clang-tidy for a
@@ -59,7 +60,16 @@ lint-includes:
 	@tests/checks/lint/include_cycles.py engines -I engines
 	@tests/checks/lint/include_cycles.py librpma/src -I librpma/src -I librpma/include
 
-lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes
-	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include circles)"
+# every product carries the Makefile's HARDEN_CFLAGS and HARDEN_LDFLAGS: RELRO, BIND_NOW,
+# PIE programs, a stack canary and fortified calls imported, -fstack-protector-strong in
+# every compile unit (the LTO link's too). The products are built first (in make test the
+# stage build-for-vm then finds them built); the checker proves itself first (a scratch
+# build without each flag fails).
+lint-hardening: all examples engines tools $(FAULT_SHIM)
+	@tests/checks/harden/check_hardening.sh --self-test
+	@tests/checks/harden/check_hardening.sh $(BUILD)
 
-.PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes
+lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-hardening
+	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include circles, hardening)"
+
+.PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-hardening

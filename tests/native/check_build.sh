@@ -2,7 +2,8 @@
 # tests/native/check_build.sh -- the native build (make native, build/native/) is what it
 # claims: built against the private rdma-core of scripts/rdma_core.sh, its probe found
 # ibv_wr_flush and ibv_wr_atomic_write, its library, examples and engines load that
-# rdma-core's libibverbs and librdmacm (not the system's), and that rdma-core has the rxe
+# rdma-core's libibverbs and librdmacm (not the system's) and are hardened as the default
+# build is (tests/checks/harden/check_hardening.sh), and that rdma-core has the rxe
 # provider the Soft-RoCE VM needs, registered in its own configuration directory.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -38,6 +39,10 @@ for bin in "$B/librpma.so" "$B/examples/02-write-flush-read" "$B/librpma_apm.so"
 		check "$(basename "$bin")-loads-private-$lib" $? "$why"
 	done
 done
+
+# hardened as the default build is (the same rules: HARDEN_CFLAGS, HARDEN_LDFLAGS)
+out=$(tests/checks/harden/check_hardening.sh "$B")
+check hardened $? "$(grep '^FAIL' <<<"$out" | tr '\n' ' ')"
 
 compgen -G "$prefix/lib/libibverbs/librxe-*.so" >/dev/null
 check rxe-provider $? "no librxe in $prefix/lib/libibverbs"
