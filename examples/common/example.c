@@ -32,22 +32,25 @@ int example_peer_new(const char *addr, enum rpma_util_ibv_context_type type,
 	return ret ? example_fail("rpma_peer_new", ret) : 0;
 }
 
+int example_env_int(const char *name, int min, int max, int dflt)
+{
+	const char *env = getenv(name);
+	if (env == NULL || *env == '\0')
+		return dflt;
+	char *end;
+	errno = 0;
+	long v = strtol(env, &end, 10);
+	if (*end == '\0' && errno == 0 && v >= min && v <= max)
+		return (int)v;
+	fprintf(stderr, "example: %s='%s' is not %d..%d: using %d\n", name, env, min, max, dflt);
+	return dflt;
+}
+
 int example_timeout_s(void)
 {
 	static int timeout_s;
-	if (timeout_s)
-		return timeout_s;
-	timeout_s = 20;
-	const char *env = getenv("EXAMPLE_TIMEOUT_S");
-	if (env == NULL || *env == '\0')
-		return timeout_s;
-	char *end;
-	long v = strtol(env, &end, 10);
-	if (*end == '\0' && v >= 1 && v <= 3600)
-		timeout_s = (int)v;
-	else
-		fprintf(stderr, "example: EXAMPLE_TIMEOUT_S='%s' is not 1..3600 seconds: using 20\n",
-			env);
+	if (timeout_s == 0)
+		timeout_s = example_env_int("EXAMPLE_TIMEOUT_S", 1, 3600, 20);
 	return timeout_s;
 }
 

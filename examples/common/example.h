@@ -17,6 +17,9 @@
 #define EXAMPLE_TIMEOUT_S example_timeout_s()
 int example_timeout_s(void);
 
+/* The environment's NAME as a number min..max, or dflt (unset, or not one: said on stderr). */
+int example_env_int(const char *name, int min, int max, int dflt);
+
 /* Print "example: <what>: <rpma error text>" and return -1. */
 int example_fail(const char *what, int ret);
 
