@@ -153,10 +153,23 @@ json_field() { # FIELD
 }
 
 # The emulated NVDIMM (one region) is split into a devdax namespace and an
-# fsdax namespace that gets an ext4 file system mounted with -o dax.
+# fsdax namespace that gets an ext4 file system mounted with -o dax. After a
+# power cut (run.sh: peer_life) the NVDIMM keeps its labels and bytes: the
+# namespaces are found again, and the file system mounted as it was left.
 setup_pmem() {
 	local out chardev blockdev
 	command -v ndctl >/dev/null || die "--pmem needs ndctl on the host (apt-get install ndctl)"
+	out=$(ndctl list -N -r region0 2>/dev/null | tr -d ' \n')
+	chardev=$(json_field chardev <<<"$out")
+	blockdev=$(json_field blockdev <<<"$out")
+	if [[ -n $chardev && -c /dev/$chardev && -n $blockdev && -b /dev/$blockdev ]]; then
+		mkdir -p "$FSDAX_DIR"
+		step "fsdax mount (kept)" mount -t ext4 -o dax=always "/dev/$blockdev" "$FSDAX_DIR" >/dev/null
+		note "pmem kept: RPMA_TEST_DEVDAX=/dev/$chardev RPMA_TEST_FSDAX_DIR=$FSDAX_DIR (ext4 -o dax on /dev/$blockdev)"
+		export RPMA_TEST_DEVDAX=/dev/$chardev
+		export RPMA_TEST_FSDAX_DIR=$FSDAX_DIR
+		return
+	fi
 	step "disable region0" ndctl disable-region region0 >/dev/null
 	step "init labels" ndctl init-labels -f nmem0 >/dev/null
 	step "enable region0" ndctl enable-region region0 >/dev/null

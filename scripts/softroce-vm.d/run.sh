@@ -203,7 +203,7 @@ qemu_args() { # V I
 		-machine "$machine" "${ACCEL_ARGS[@]}" -smp "$OPT_CPUS" -m "$memspec"
 		-kernel "$(kernel_image "$1")" -initrd "$(kernel_dir "$1")/initramfs.img"
 		-append "console=ttyS0 panic=-1 loglevel=7 $ACCEL_APPEND ${SOFTROCE_VM_APPEND:-}"
-		-chardev "file,id=console,path=$(qesc "$dir/guest.log")" -serial chardev:console
+		-chardev "file,id=console,path=$(qesc "$dir/guest.log"),append=on" -serial chardev:console
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$(qesc "$dir"),mount_tag=softroce-run,security_model=none,multidevs=remap"
 		-virtfs "local,path=$(qesc "$OPT_SHARE"),mount_tag=share,security_model=none,multidevs=remap"
@@ -211,14 +211,46 @@ qemu_args() { # V I
 	)
 }
 
+# A power cut of a peer, asked for from a guest: node I's run directory (node0
+# sees it as /run/softroce-vm/nodeI) gets a file `power-cycle`. The host then
+# kills that node's QEMU at once (no shutdown, nothing flushed by the guest) and
+# boots it again on the same NVDIMM backing file, whose bytes are what the guest
+# had stored; `power-cycled` counts the cuts, `ready` goes until it is up again.
+POWER_POLL=0.2
+
+# Node I's QEMU, booted again after each power cut, until it stops by itself or
+# the host stops it (TERM). Runs in the background.
+peer_life() { # V I TIMEOUT_CMD...
+	local v=$1 i=$2 dir qpid cuts=0
+	shift 2
+	dir=$(node_dir "$i")
+	trap '[[ -n ${qpid:-} ]] && kill -TERM "$qpid" 2>/dev/null; wait "${qpid:-}" 2>/dev/null; exit 0' TERM
+	while :; do
+		qemu_args "$v" "$i"
+		"$@" "$QEMU" "${QARGS[@]}" </dev/null >>"$dir/qemu.log" 2>&1 &
+		qpid=$!
+		while kill -0 "$qpid" 2>/dev/null && [[ ! -e $dir/power-cycle ]]; do
+			sleep "$POWER_POLL" &
+			wait $!
+		done
+		[[ -e $dir/power-cycle ]] || { wait "$qpid" || true; return 0; }
+		# QEMU itself (under `timeout` it is that one's child); its status is no failure
+		pkill -KILL -P "$qpid" 2>/dev/null || true
+		kill -KILL "$qpid" 2>/dev/null || true
+		wait "$qpid" 2>/dev/null || true
+		cuts=$((cuts + 1))
+		rm -f "$dir/ready" "$dir/power-cycle"
+		echo "$cuts" >"$dir/power-cycled"
+		echo "softroce-vm: node$i: power cut $cuts (QEMU killed), booting it again" >>"$dir/guest.log"
+	done
+}
+
 # --nodes: boot nodes 1..N-1 (in the background: they serve until node 0 is done).
 boot_peers() { # V
-	local i dir timeout_cmd=()
+	local i timeout_cmd=()
 	((OPT_TIMEOUT > 0)) && timeout_cmd=(timeout -k 10 "$((OPT_TIMEOUT + 30))")
 	for ((i = 1; i < OPT_NODES; i++)); do
-		dir=$(node_dir "$i")
-		qemu_args "$1" "$i"
-		"${timeout_cmd[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$dir/qemu.log" 2>&1 &
+		peer_life "$1" "$i" "${timeout_cmd[@]}" &
 		PEER_PIDS+=($!)
 	done
 }
