@@ -25,6 +25,7 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"TIME_BASED", "1", "1: run for RUNTIME; 0: until NUMBER_IOS I/Os (or the memory) are done"},
 	{"NUMBER_IOS", "0", "I/Os per job when TIME_BASED=0 (0: no limit)"},
 	{"RWMIXREAD", "70", "rw.fio: percentage of reads"},
+	{"RATE_IOPS", "0", "durability.fio: writes per second per job (0: no limit)"},
 	{"BUSY_WAIT", "1", "1: poll the completion queue in a loop; 0: sleep on it"},
 	/* servers */
 	{"SERVER_MEM", "malloc", "server memory: malloc (DRAM), a device-DAX path or a file"},

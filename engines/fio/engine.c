@@ -63,6 +63,15 @@ static int client_init(struct rpmafio_client *c)
 	if (td_trim(td))
 		return rpmafio_fail(&c->job, EINVAL, "trim workloads are not supported (rw=%s)",
 			ddir_str(td->o.td_ddir));
+	/*
+	 * fio (3.33) loads a saved verify state only for jobs it sets up before they
+	 * start (create_serialize=1); otherwise it verifies every block of the job,
+	 * also writes that were never acknowledged, and reports them lost
+	 */
+	if (td->o.verify_state && !td->o.create_serialize)
+		return rpmafio_fail(&c->job, EINVAL, "verify_state_load=1 needs create_serialize=1 "
+			"(and size= of the server's memory): with create_serialize=0 fio ignores the "
+			"saved state and checks writes that never completed too");
 	if (rpmafio_io_init(c) || c->job.method->client.init(c))
 		return -1;
 	/* with create_serialize=1 fio sized the job before connecting: check it now */
