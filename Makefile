@@ -220,13 +220,13 @@ HOST_STAGES := unit=test-unit=0:25 unit-asan-ubsan=test-unit-san=0:35 coverage=c
 	fault-check=test-fault-check=0:05 lint=lint=1:50 fuzz-brief=fuzz-brief=1:05 \
 	vm-unit=test-vm-unit=0:05
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:50 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:55 \
-	e2e-6.1=test-e2e-6.1=18:20 e2e-6.12=test-e2e-6.12=0:30 native-6.12=test-native-e2e=1:20 \
-	native-matrix=test-native-matrix=0:45 multinode=test-multinode=5:40 \
+	native-build=test-native-build=0:50 build-for-vm=e2e-build=1:15 vm-accel=test-vm-accel=0:55 \
+	e2e-6.1=test-e2e-6.1=16:00 e2e-6.12=test-e2e-6.12=0:30 native-6.12=test-native-e2e=1:20 \
+	native-matrix=test-native-matrix=0:45 multinode=test-multinode=6:55 \
 	matrix-vm=test-matrix-vm=4:15 sweep-vm=test-sweep-vm=0:55 doc-claims=test-doc-claims=0:05
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
-CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:05 vm-smoke=test-vm-smoke=1:45
+CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:15 vm-smoke=test-vm-smoke=1:45
 TEST_BUDGET_MAX := 40:00
 CHECK_BUDGET_MAX := 10:00
 
