@@ -215,18 +215,18 @@ test-unit-san:
 # NAME=TARGET=BUDGET, the budget in m:ss under TCG on this project's 2-core machines:
 # they add up to 40:00 at most (make test-budget checks it). A stage over its budget
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
-HOST_STAGES := unit=test-unit=0:25 unit-asan-ubsan=test-unit-san=0:35 coverage=coverage=0:20 \
-	man=test-man=0:15 matrix-report=test-matrix=0:30 deps-script=test-deps=0:10 \
-	fault-check=test-fault-check=0:05 lint=lint=1:50 fuzz-brief=fuzz-brief=1:05 \
-	vm-unit=test-vm-unit=0:05
+HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:27 coverage=coverage=0:18 \
+	man=test-man=0:11 matrix-report=test-matrix=0:28 deps-script=test-deps=0:05 \
+	fault-check=test-fault-check=0:02 lint=lint=1:33 fuzz-brief=fuzz-brief=1:03 \
+	vm-unit=test-vm-unit=0:03
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:50 build-for-vm=e2e-build=1:15 vm-accel=test-vm-accel=0:55 \
-	e2e-6.1=test-e2e-6.1=16:00 e2e-6.12=test-e2e-6.12=0:30 native-6.12=test-native-e2e=1:20 \
-	native-matrix=test-native-matrix=0:45 multinode=test-multinode=6:55 \
-	matrix-vm=test-matrix-vm=4:15 sweep-vm=test-sweep-vm=0:55 doc-claims=test-doc-claims=0:05
+	native-build=test-native-build=0:42 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:46 \
+	e2e-6.1=test-e2e-6.1=18:15 e2e-6.12=test-e2e-6.12=0:22 native-6.12=test-native-e2e=1:03 \
+	native-matrix=test-native-matrix=0:40 multinode=test-multinode=7:13 \
+	matrix-vm=test-matrix-vm=4:22 sweep-vm=test-sweep-vm=0:58 doc-claims=test-doc-claims=0:02
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
-CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:15 vm-smoke=test-vm-smoke=1:45
+CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:05 vm-smoke=test-vm-smoke=1:45
 TEST_BUDGET_MAX := 40:00
 CHECK_BUDGET_MAX := 10:00
 

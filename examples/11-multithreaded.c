@@ -8,8 +8,8 @@
  * server's memory (and of two local buffers). A worker writes a pattern into
  * its slice and reads the slice back (the read, posted after the write on
  * the same connection, returns what the write put there), ITERS times (25, or
- * the environment's EXAMPLE_ITERS, 1..1000, the same on both sides: helgrind
- * takes three minutes for 25 under emulation, seconds for 5).
+ * the environment's EXAMPLE_ITERS, 1..1000, the same on both sides: fewer keep a
+ * run under helgrind short).
  *
  * Only the reads ask for a completion. One thread, the main one, polls the
  * connection's CQ and hands each completion to the worker its op_context
