@@ -98,16 +98,15 @@ static int check_options(struct rpmafio_job *job)
 		return rpmafio_fail(job, EINVAL, "%s", why);
 	if (rpmafio_secret_load(o->secret_file, &job->secret, why, sizeof(why)))
 		return rpmafio_fail(job, EINVAL, "%s", why);
-	if (job->mode == RPMAFIO_MODE_SERVER) {
-		if (rpmafio_allow_parse(o->allow_clients, &rpmafio_server_of(job)->allow, why,
-				sizeof(why)))
-			return rpmafio_fail(job, EINVAL, "allow_clients=%s: %s", o->allow_clients,
-				why);
-	} else if (o->allow_clients && *o->allow_clients &&
-			strcmp(o->allow_clients, RPMAFIO_ALLOW_ANY) != 0) {
+	/* (a client parses it too: only to refuse a list, which it cannot apply) */
+	struct rpmafio_allow client_allow = {0};
+	struct rpmafio_allow *allow = job->mode == RPMAFIO_MODE_SERVER ?
+		&rpmafio_server_of(job)->allow : &client_allow;
+	if (rpmafio_allow_parse(o->allow_clients, allow, why, sizeof(why)))
+		return rpmafio_fail(job, EINVAL, "allow_clients=%s: %s", o->allow_clients, why);
+	if (job->mode != RPMAFIO_MODE_SERVER && allow->n > 0)
 		return rpmafio_fail(job, EINVAL, "allow_clients=%s is a server's option (mode="
 			"server): a client cannot restrict who connects to it", o->allow_clients);
-	}
 	return 0;
 }
 
