@@ -229,6 +229,7 @@ peer_life() { # V I TIMEOUT_CMD...
 		qemu_args "$v" "$i"
 		"$@" "$QEMU" "${QARGS[@]}" </dev/null >>"$dir/qemu.log" 2>&1 &
 		qpid=$!
+		echo "$qpid" >"$dir/qemu.pid"
 		while kill -0 "$qpid" 2>/dev/null && [[ ! -e $dir/power-cycle ]]; do
 			sleep "$POWER_POLL" &
 			wait $!
@@ -256,8 +257,15 @@ boot_peers() { # V
 }
 
 stop_peers() {
-	local p
+	local p i
 	for p in "${PEER_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	# and each peer's QEMU itself (the child of its `timeout`, in a process group of its
+	# own): after Ctrl-C the loop above alone left a peer's QEMU running until its timeout
+	for ((i = 1; i < OPT_NODES; i++)); do
+		p=$(cat "$(node_dir "$i")/qemu.pid" 2>/dev/null) || continue
+		pkill -TERM -P "$p" 2>/dev/null || true
 		kill -TERM "$p" 2>/dev/null || true
 	done
 	for p in "${PEER_PIDS[@]}"; do
