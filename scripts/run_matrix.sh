@@ -38,6 +38,9 @@ Usage: $PROG [OPTIONS]            measure, into a new result folder
        $PROG compare DIR_A DIR_B [OUT]   draw two result folders together
        $PROG report [--out DIR] [METHOD=]FIO_JSON...
                                   a result folder from fio JSON of the sweep job files
+       $PROG durability [OPTIONS] rounds of writes, the server's power cut and the
+                                  read-back of every acknowledged write, with a
+                                  verdict per method (scripts/run_durability.sh --help)
 
 Sweeps block size x queue depth x persistency method with the rpma-fio engines
 and perftest, N runs per point, and writes raw JSON, results.csv, charts and
@@ -67,7 +70,8 @@ The sweep:
   --rw LIST            write,read (default both)
   --lat-bs LIST        latency sweep (iodepth 1, sync) block sizes, e.g. 256,4k,64k
   --bw-bs LIST         bandwidth sweep block sizes (at --bw-qd)
-  --read-bs LIST       block sizes of the read sweeps
+  --read-bs LIST       block sizes of the read sweeps (none: no such points, for each
+                       of --lat-bs, --bw-bs, --read-bs)
   --qd LIST            depth sweep at 4 KiB, e.g. 1,4,16,64
   --bw-qd N            iodepth of the bandwidth sweep (default 16)
   --mix                add a mixed 70/30 read/write point (4 KiB, --bw-qd)
@@ -474,6 +478,10 @@ report() {
 }
 
 main() {
+	if [ "${1:-}" = durability ]; then
+		shift
+		exec "$ROOT/scripts/run_durability.sh" "$@"
+	fi
 	if [ "${1:-}" = report ]; then
 		shift
 		report "$@"

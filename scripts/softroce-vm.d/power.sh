@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# tests/multinode/power.sh -- a power cut of another node of the multi-node VM, from
+# scripts/softroce-vm.d/power.sh -- a power cut of another node of the multi-node VM, from
 # node0 (scripts/softroce-vm: run.sh, peer_life):
 #
-#   tests/multinode/power.sh cut NODE       kill NODE's QEMU at once (no shutdown,
+#   scripts/softroce-vm.d/power.sh cut NODE       kill NODE's QEMU at once (no shutdown,
 #                                           nothing flushed); the host boots it again
 #                                           on the same NVDIMM backing file
-#   tests/multinode/power.sh wait-up NODE [S]  until NODE is set up and answers over
+#   scripts/softroce-vm.d/power.sh wait-up NODE [S]  until NODE is set up and answers over
 #                                           ssh again (at most S s, default 120)
 #
 # `cut` returns once the host has killed the guest (within 10 s), so that it can be

@@ -38,8 +38,12 @@ charts_exist() {
 html_is_self_contained() {
 	local html=$1
 	grep -q '<svg' "$html" || { echo "no inline SVG in $html"; return 1; }
+	html_refers_to_nothing "$html"
+}
+
+html_refers_to_nothing() {
 	# (gnuplot's SVG links to its own point symbols: '#gpPt0', inside the document)
-	if grep -Eq "<img|src=|href=[\"'][^#]" "$html"; then echo "$html refers to other files"; return 1; fi
+	if grep -Eq "<img|src=|href=[\"'][^#]" "$1"; then echo "$1 refers to other files"; return 1; fi
 }
 
 golden_rows() {
@@ -183,6 +187,70 @@ expand_job() {
 	fi
 }
 
+dur_cli_fails_with() {
+	local expect=$1 out
+	shift
+	if out=$("$ROOT/scripts/run_durability.sh" "$@" 2>&1); then
+		echo "run_durability.sh $* succeeded; expected a failure"
+		return 1
+	fi
+	grep -q -- "$expect" <<<"$out" || { echo "output: $out"; return 1; }
+}
+
+# a durability run's folder (fixtures/durability: the VM's rounds of apm, gpspm and
+# apm-native, 4 blocks of each damaged in round 1, round 2 clean, a round 3 that could
+# not be judged): verdicts, every lost offset, the round not judged, PARTIAL
+durability_report() {
+	local d=$WORK/durability m
+	grep -q '^PARTIAL: partial (1 of 3 rounds' "$d/report.md"
+	for m in apm gpspm apm-native; do
+		grep -q "<tr><td>$m</td><td class='lost'><b>LOST 4 acknowledged write(s) in round(s) 1</b>" \
+			"$d/report.html" || { echo "no LOST verdict for $m"; return 1; }
+		[ "$(grep -c "^1,$m," "$d/lost.csv")" -eq 4 ] || { echo "lost.csv: not 4 offsets of $m"; return 1; }
+	done
+	grep -q '^1,apm,749568,verify: bad magic header 5335, wanted acca at file apm.0.0 offset 749568' "$d/lost.csv"
+	grep -q '^- round 3: the server was not back within 600s' "$d/report.md"
+	[ "$(wc -l <"$d/results.csv")" -eq 7 ] # the header and 2 rounds x 3 methods
+}
+
+# only the clean round: every verdict SURVIVED, no lost write, nothing PARTIAL
+durability_clean() {
+	local d=$WORK/durability-clean
+	grep -c "<td class='survived'><b>SURVIVED: every acknowledged write read back intact, 1 power cut(s)" \
+		"$d/report.html" | grep -qx 3
+	grep -qx none "$d/report.md"
+	! grep -q PARTIAL "$d/report.md"
+}
+
+durability_checks() {
+	cp -r "$HERE/fixtures/durability" "$WORK/"
+	check "durability: report of a run's folder" python3 "$MATRIX" durability "$WORK/durability"
+	check "durability: verdicts, lost offsets with fio's words, a round not judged" durability_report
+	check "durability: HTML refers to no other file" html_refers_to_nothing "$WORK/durability/report.html"
+	mkdir -p "$WORK/durability-clean/rounds"
+	cp "$WORK/durability/options.json" "$WORK/durability/env.json" "$WORK/durability-clean/"
+	cp -r "$WORK/durability/rounds/r2" "$WORK/durability-clean/rounds/"
+	echo complete >"$WORK/durability-clean/status"
+	check "durability: a clean run's verdicts SURVIVED" bash -c \
+		"python3 '$MATRIX' durability '$WORK/durability-clean' && $(declare -f durability_clean); WORK='$WORK' durability_clean"
+	check "durability CLI: --help, and as run_matrix.sh durability" bash -c \
+		"'$ROOT/scripts/run_matrix.sh' durability --help | grep -q -- '--power-cut CMD'"
+	check "durability CLI: --dry-run cycles bs x iodepth over the rounds" bash -c \
+		"'$ROOT/scripts/run_durability.sh' --dry-run --rounds 4 | awk '\$1 ~ /^[1-4]\$/ { print \$2, \$3 }' |
+		tr '\n' ' ' | grep -qx '4k 1 64k 1 4k 8 64k 8 '"
+	check "durability CLI: bad --rounds named" dur_cli_fails_with "--rounds: '0' is not a positive" --rounds 0
+	check "durability CLI: unknown method named" dur_cli_fails_with "'foo' is none of apm, gpspm, apm-native" \
+		--methods apm,foo
+	check "durability CLI: apm-native needs --native" dur_cli_fails_with "apm-native needs the native build" \
+		--methods apm-native
+	check "durability CLI: bad block size named" dur_cli_fails_with "--bs: '4x' is not a block size" --bs 4x
+	check "durability CLI: --server needs --power-cut" dur_cli_fails_with "--server needs --power-cut CMD" \
+		--server h
+	check "durability CLI: --mem malloc refused" dur_cli_fails_with "DRAM (malloc) forgets everything" \
+		--server h --power-cut true --mem malloc
+	check "durability CLI: unknown option named" dur_cli_fails_with "unknown option '--bogus'" --bogus
+}
+
 main() {
 	rm -rf "$WORK"
 	mkdir -p "$WORK"
@@ -227,6 +295,9 @@ main() {
 	check "CLI: --clients needs --server" cli_fails_with "--clients needs --server HOST" --clients a,b --dry-run
 	check "CLI: --clients host named twice" cli_fails_with "--clients: 'a' is named twice" --clients a,a --server s --dry-run
 	check "CLI: --clients not with the peer" cli_fails_with "only our engines" --clients a --server s --impl ours,peer --dry-run
+	check "CLI: --lat-bs none: no latency points" bash -c "'$ROOT/scripts/run_matrix.sh' --quick --dry-run \
+		--methods apm --rw write --lat-bs none --bw-bs 4k --bw-qd 8 --qd 8 | grep -c '^p0' | grep -qx 1"
+	durability_checks
 	echo
 	echo -n "matrix: "
 	summary

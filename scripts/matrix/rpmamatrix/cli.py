@@ -5,6 +5,7 @@ import argparse
 
 from .benchmarks import cmd_benchmarks
 from .compare import cmd_compare
+from .durability import cmd_durability
 from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
 from .report import cmd_build
@@ -16,6 +17,8 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                print the plan: one point per line (TSV with a header)
   matrix build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
   matrix compare A B OUT    both folders on the same charts, plus a table of ratios
+  matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
+               run's folder (scripts/run_durability.sh)
   matrix report --out DIR [METHOD=]FIO_JSON...
                a result folder DIR (then built) from the client's fio JSON of the
                sweep job files (jobs/sweep.fio): one point per section; a server's
@@ -66,6 +69,9 @@ def main():
     r.add_argument("--command", help="the command line to record in options.json")
     r.add_argument("files", nargs="+", metavar="[METHOD=]FIO_JSON")
     r.set_defaults(fn=cmd_report)
+    d = sub.add_parser("durability", help="the report of a durability run's folder")
+    d.add_argument("dir")
+    d.set_defaults(fn=cmd_durability)
     e = sub.add_parser("expand-job", help="a job file for a client host: includes and ${VAR} expanded")
     e.add_argument("--out", required=True)
     e.add_argument("--set", action="append", metavar="OPTION=VALUE", help="added to [global]")

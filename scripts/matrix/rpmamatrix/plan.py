@@ -88,7 +88,9 @@ def cmd_plan(args):
     p = dict(PRESETS[args.preset])
     for name in ("lat_bs", "bw_bs", "read_bs"):
         val = getattr(args, name)
-        if val:
+        if val == "none":
+            p[name] = []
+        elif val:
             p[name] = [parse_size(s) for s in val.split(",")]
     if args.qd:
         p["qd"] = [int(q) for q in args.qd.split(",")]

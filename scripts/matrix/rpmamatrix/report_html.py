@@ -6,12 +6,24 @@ import os
 import re
 
 
+# a durability verdict's cell, coloured at a glance (scripts/matrix/rpmamatrix/durability.py)
+VERDICT_CLASSES = {"<b>LOST": "lost", "<b>SURVIVED": "survived", "<b>NOT JUDGED": "notjudged"}
+
+
+def verdict_class(cell):
+    for start, cls in VERDICT_CLASSES.items():
+        if cell.startswith(start):
+            return f" class='{cls}'"
+    return ""
+
+
 def md_to_html(md_lines, charts, folder, title):
     """The report's Markdown as HTML: tables and headings converted, charts inlined as SVG."""
     out = [f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{title}</title>",
            "<style>body{font-family:sans-serif;max-width:1200px;margin:auto}"
            "table{border-collapse:collapse;font-size:90%}td,th{border:1px solid #aaa;"
-           "padding:2px 6px;text-align:right}.partial{color:#b00;font-weight:bold}</style>",
+           "padding:2px 6px;text-align:right}.partial{color:#b00;font-weight:bold}"
+           ".lost{background:#f4b6b6}.survived{background:#bfe8bf}.notjudged{background:#f6deb0}</style>",
            "</head><body>"]
     open_block = None  # "table" or "ul": the block the previous lines opened
     for line in md_lines:
@@ -30,7 +42,7 @@ def md_to_html(md_lines, charts, folder, title):
             if not open_block:
                 out.append("<table>")
                 open_block = "table"
-            out.append("<tr>" + "".join(f"<{tag}>{c}</{tag}>" for c in cells) + "</tr>")
+            out.append("<tr>" + "".join(f"<{tag}{verdict_class(c)}>{c}</{tag}>" for c in cells) + "</tr>")
             continue
         if block == "ul":
             if not open_block:

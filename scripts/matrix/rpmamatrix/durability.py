@@ -1,0 +1,145 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""The report of a durability run (scripts/run_durability.sh): per method a verdict on
+whether every acknowledged write survived the server's power cuts, the rounds, every
+lost write with what fio read in its place, the environment. Reads the result folder's
+options.json, env.json, status and rounds/rN/{shape,result,lost}.tsv and error."""
+import csv
+import glob
+import os
+
+from .common import read_json, table_head
+from .report_html import write_reports
+
+ROUND_COLUMNS = ["method", "round", "bs", "iodepth", "batch", "acknowledged", "read_back", "lost"]
+
+
+def read_tsv(path, columns):
+    try:
+        with open(path) as f:
+            return [dict(zip(columns, line.rstrip("\n").split("\t"))) for line in f if line.strip()]
+    except OSError:
+        return []
+
+
+def read_text(path):
+    try:
+        with open(path) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def load_rounds(folder):
+    """Each round's shape, its per-method results and losses, or why it was not judged."""
+    rounds = []
+    dirs = glob.glob(os.path.join(folder, "rounds", "r*"))
+    for d in sorted(dirs, key=lambda p: int(os.path.basename(p)[1:] or 0)):
+        shape = read_tsv(os.path.join(d, "shape.tsv"), ["round", "bs", "iodepth", "batch", "rate", "seed"])
+        results = read_tsv(os.path.join(d, "result.tsv"), ROUND_COLUMNS)
+        rounds.append({
+            "shape": shape[0] if shape else {"round": os.path.basename(d)[1:]},
+            "results": results,
+            "lost": read_tsv(os.path.join(d, "lost.tsv"), ["method", "round", "offset", "message"]),
+            "error": read_text(os.path.join(d, "error")) or ("" if results else "not finished"),
+        })
+    return rounds
+
+
+def verdicts(methods, rounds):
+    """Per method: rounds judged, writes acknowledged, read back and lost, and the verdict."""
+    out = []
+    for m in methods:
+        rows = [r for rd in rounds for r in rd["results"] if r["method"] == m]
+        acked = sum(int(r["acknowledged"]) for r in rows)
+        back = sum(int(r["read_back"]) for r in rows)
+        lost = sum(int(r["lost"]) for r in rows)
+        lost_rounds = [r["round"] for r in rows if int(r["lost"]) > 0]
+        if lost:
+            verdict = f"LOST {lost} acknowledged write(s) in round(s) {', '.join(lost_rounds)}"
+        elif not rows:
+            verdict = "NOT JUDGED: no round completed"
+        else:
+            verdict = f"SURVIVED: every acknowledged write read back intact, {len(rows)} power cut(s)"
+        out.append({"method": m, "verdict": verdict, "judged": len(rows), "acknowledged": acked,
+                    "read_back": back, "lost": lost})
+    return out
+
+
+def write_csvs(folder, rounds):
+    with open(os.path.join(folder, "results.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(ROUND_COLUMNS + ["rate"])
+        for rd in rounds:
+            for r in rd["results"]:
+                w.writerow([r[c] for c in ROUND_COLUMNS] + [rd["shape"].get("rate", "")])
+    with open(os.path.join(folder, "lost.csv"), "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["round", "method", "offset", "fio_says"])
+        for rd in rounds:
+            for x in rd["lost"]:
+                w.writerow([x["round"], x["method"], x["offset"], x.get("message", "")])
+
+
+def what_it_shows(env, options):
+    if env.get("in Soft-RoCE VM", "no").startswith("yes"):
+        return ["In the Soft-RoCE VM the server's PMem is an emulated NVDIMM backed by a file of the host, "
+                "and guest memory is never volatile: a power cut (its QEMU killed) loses nothing a real "
+                "platform could. This run shows the workflow and the checker, not a platform "
+                "(docs/hardware.md has how to qualify one)."]
+    lines = [f"The server declared direct_write_to_pmem={options.get('direct_write_to_pmem', '?')}. "
+             "With 0, APM's client flushes for visibility only, which does not make writes persistent: "
+             "an APM loss then says nothing against the platform. With 1, APM's writes are durable only "
+             "where RDMA writes reach the persistence domain directly (DDIO off for the RNIC's port, or "
+             "eADR): a loss then is the platform's. GPSPM's server persists every flush itself "
+             "(docs/hardware.md)."]
+    return lines
+
+
+def cmd_durability(args):
+    folder = args.dir
+    options = read_json(os.path.join(folder, "options.json"), {})
+    env = read_json(os.path.join(folder, "env.json"), {})
+    status = read_text(os.path.join(folder, "status")) or "partial (no status)"
+    methods = [m for m in options.get("methods", "").split(",") if m]
+    rounds = load_rounds(folder)
+    write_csvs(folder, rounds)
+    md = ["# Durability across the server's power cuts", ""]
+    if not status.startswith("complete"):
+        md += [f"PARTIAL: {status}", ""]
+    md += [f"{len(rounds)} round(s) of {options.get('rounds', '?')}: writes with fio's verify pattern for "
+           f"{options.get('write_time', '?')} s, the server's power cut (`{options.get('power_cut', '?')}`), "
+           "then every write fio saw acknowledged read back over RDMA and checked.", ""]
+    md += ["## Verdicts", ""]
+    md += table_head(["method", "verdict", "rounds judged", "acknowledged", "read back", "lost"])
+    for v in verdicts(methods, rounds):
+        md.append(f"| {v['method']} | **{v['verdict']}** | {v['judged']} | {v['acknowledged']} | "
+                  f"{v['read_back']} | {v['lost']} |")
+    md += ["", "Read back counts the writes fio's saved state names: every write that completed, "
+           "less those still in flight at the trigger (never acknowledged).", ""]
+    md += ["## Rounds", ""]
+    md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "method", "acknowledged",
+                      "read back", "lost"])
+    for rd in rounds:
+        s = rd["shape"]
+        for r in rd["results"]:
+            md.append(f"| {r['round']} | {r['bs']} | {r['iodepth']} | {r['batch']} | {s.get('rate', '')} | "
+                      f"{r['method']} | {r['acknowledged']} | {r['read_back']} | {r['lost']} |")
+    not_judged = [rd for rd in rounds if rd["error"]]
+    if not_judged:
+        md += ["", "Rounds not judged:", ""]
+        md += [f"- round {rd['shape'].get('round', '?')}: {rd['error']}" for rd in not_judged]
+    md += ["", "## Lost writes", ""]
+    lost = [x for rd in rounds for x in rd["lost"]]
+    if lost:
+        md += table_head(["round", "method", "offset", "what fio read"])
+        md += [f"| {x['round']} | {x['method']} | {x['offset']} | {x.get('message', '')} |" for x in lost]
+    else:
+        md.append("none")
+    md += ["", "## What this run shows", ""] + what_it_shows(env, options)
+    md += ["", "## Environment", ""] + table_head(["", ""])
+    for k in ("server_host", "server_ip", "server_mem", "server_size", "direct_write_to_pmem", "native",
+              "methods", "power_cut", "wait_up", "before_restart", "command"):
+        md.append(f"| {k} | `{options.get(k, '')}` |")
+    md += [f"| {k} | {v} |" for k, v in env.items()]
+    md += ["", f"status: {status}"]
+    write_reports(folder, "Durability", md)
