@@ -221,8 +221,8 @@ HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:27 coverage=c
 	vm-unit=test-vm-unit=0:03
 TEST_STAGES := $(HOST_STAGES) \
 	native-build=test-native-build=0:42 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:46 \
-	e2e-6.1=test-e2e-6.1=18:15 e2e-6.12=test-e2e-6.12=0:22 native-6.12=test-native-e2e=1:03 \
-	native-matrix=test-native-matrix=0:40 multinode=test-multinode=7:13 \
+	e2e-6.1=test-e2e-6.1=18:15 native-6.12=test-native-e2e=2:55 \
+	native-matrix=test-native-matrix=0:40 multinode=test-multinode=6:00 \
 	matrix-vm=test-matrix-vm=4:22 sweep-vm=test-sweep-vm=0:58 doc-claims=test-doc-claims=0:02
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate

@@ -8,9 +8,10 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/multinode/lib.sh
 . tests/multinode/lib.sh
 
-# 4 points: apm and perftest at 4 KiB, depth 1 (sync) and 8 (the ssh path, the server's
-# JSON and its packets are the same for every method; GPSPM across hosts: engines.sh)
-PLAN=(--quick --methods 'apm,raw' --rw write --lat-bs 4k --bw-bs 4k --bw-qd 8 --qd 8)
+# 2 points: apm and perftest at 4 KiB, depth 8 (the ssh path, the server's JSON and its
+# packets are the same for every method and depth; GPSPM across hosts: engines.sh; the
+# sync points over ssh: many_clients below)
+PLAN=(--quick --methods 'apm,raw' --rw write --lat-bs none --bw-bs 4k --bw-qd 8 --qd 8)
 
 # fio's or perftest's processes on node1 and here (none once a run is over)
 leftovers() {
@@ -25,7 +26,7 @@ leftovers() {
 }
 
 ssh_path() {
-	local name=matrix-ssh-path status=0 out stem id
+	local name=matrix-ssh-path status=0 out stem
 	e2e_wanted "$name" || return 0
 	E2E_DIR=$E2E_TMP/$name out=$E2E_TMP/$name/result
 	mkdir -p "$E2E_DIR"
@@ -33,24 +34,18 @@ ssh_path() {
 		>"$E2E_DIR/client.log" 2>&1 || { status=1; echo "  run_matrix.sh failed" >>"$E2E_DIR/why"; }
 	grep -qx complete "$out/status" 2>/dev/null ||
 		{ status=1; echo "  status: $(cat "$out/status" 2>/dev/null)" >>"$E2E_DIR/why"; }
-	for id in p001 p002; do # the fio points: servers on node1
-		stem=$out/runs/$id-r1
-		jq -e '.jobs | length > 0' "$stem.server.json" >/dev/null 2>&1 ||
-			{ status=1; echo "  ${stem##*/}: no server JSON fetched from $SERVER_NODE" >>"$E2E_DIR/why"; }
-		grep -q "listening on $SERVER_NODE:" "$stem.server.log" 2>/dev/null ||
-			{ status=1; echo "  ${stem##*/}: the server did not listen on $SERVER_NODE" >>"$E2E_DIR/why"; }
-	done
-	for id in p003 p004; do # perftest, its server on node1
-		stem=$out/runs/$id-r1
-		grep -q 'bytes' "$stem.perftest.txt" 2>/dev/null ||
-			{ status=1; echo "  ${stem##*/}: no perftest result" >>"$E2E_DIR/why"; }
-	done
-	# packets counted on both hosts: at least one per I/O of each cost run
-	for id in p001 p002; do
-		stem=$out/runs/$id-cost
-		[ "$(cat "$stem.packets" 2>/dev/null || echo 0)" -ge 200 ] ||
-			{ status=1; echo "  ${stem##*/}: $(cat "$stem.packets" 2>/dev/null) packets" >>"$E2E_DIR/why"; }
-	done
+	stem=$out/runs/p001-r1 # the fio point: its server on node1
+	jq -e '.jobs | length > 0' "$stem.server.json" >/dev/null 2>&1 ||
+		{ status=1; echo "  ${stem##*/}: no server JSON fetched from $SERVER_NODE" >>"$E2E_DIR/why"; }
+	grep -q "listening on $SERVER_NODE:" "$stem.server.log" 2>/dev/null ||
+		{ status=1; echo "  ${stem##*/}: the server did not listen on $SERVER_NODE" >>"$E2E_DIR/why"; }
+	stem=$out/runs/p002-r1 # perftest, its server on node1
+	grep -q 'bytes' "$stem.perftest.txt" 2>/dev/null ||
+		{ status=1; echo "  ${stem##*/}: no perftest result" >>"$E2E_DIR/why"; }
+	# packets counted on both hosts: at least one per I/O of the cost run
+	stem=$out/runs/p001-cost
+	[ "$(cat "$stem.packets" 2>/dev/null || echo 0)" -ge 200 ] ||
+		{ status=1; echo "  ${stem##*/}: $(cat "$stem.packets" 2>/dev/null) packets" >>"$E2E_DIR/why"; }
 	jq -e '."server host" == "node1" and ."server kernel" != "same"' "$out/env.json" >/dev/null 2>&1 ||
 		{ status=1; echo "  env.json does not describe the server host" >>"$E2E_DIR/why"; }
 	leftovers || status=1
