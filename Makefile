@@ -217,7 +217,7 @@ test-unit-san:
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
 HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:27 coverage=coverage=0:18 \
 	man=test-man=0:11 matrix-report=test-matrix=0:28 deps-script=test-deps=0:05 \
-	fault-check=test-fault-check=0:02 lint=lint=1:33 fuzz-brief=fuzz-brief=1:03 \
+	fault-check=test-fault-check=0:02 lint=lint=1:10 fuzz-brief=fuzz-brief=1:03 \
 	vm-unit=test-vm-unit=0:03
 TEST_STAGES := $(HOST_STAGES) \
 	native-build=test-native-build=0:42 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:46 \
