@@ -50,6 +50,10 @@ fi
 
 # shellcheck source=tests/multinode/lib.sh
 . tests/multinode/lib.sh
+# results of their own (make test-native-e2e runs this): the multinode stage, later,
+# starts multinode.tsv afresh
+export E2E_RESULTS=build/e2e-results/durability.tsv
+: >"$E2E_RESULTS"
 
 NAME=durability
 POWER=scripts/softroce-vm.d/power.sh
