@@ -178,7 +178,8 @@ parse_args() {
 		shift
 	done
 	local defaults
-	defaults=$(python3 "$MATRIX" plan --preset "$PRESET" --defaults)
+	# (the whole plan checked now, before anything runs: every option with one line)
+	defaults=$(python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" --defaults)
 	local k v
 	for kv in $defaults; do
 		k=${kv%%=*} v=${kv#*=}
@@ -197,12 +198,35 @@ parse_args() {
 	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
 	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
+	check_local_mem
 	[ -z "$CLIENTS_ARG" ] || parse_clients
 	if [ "$NATIVE" = 1 ]; then
 		# 6.1's rxe has no FLUSH
 		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
 		VM_KERNEL=6.12
 	fi
+}
+
+# --mem PATH where the server runs here or in the VM (a --server's: check_remote_mem):
+# the engine opens it, it never creates it
+check_local_mem() {
+	[ "$SERVER_MEM" != malloc ] && [ -z "$SSH_HOST" ] && [ "$IN_VM" = 0 ] || return 0
+	if has_rdma_device; then
+		[ -e "$SERVER_MEM" ] || die "--mem: '$SERVER_MEM' does not exist (a device-DAX device or a file on an fsdax mount)"
+	elif [[ $SERVER_MEM == /dev/dax* ]]; then
+		[ "$VM_PMEM" = 1 ] || die "--mem $SERVER_MEM: the VM has a device-DAX device only with --pmem (which implies --mem /dev/dax0.0)"
+	else
+		if ! { inside_project "$SERVER_MEM" && [ -e "$SERVER_MEM" ]; }; then
+			die "--mem: '$SERVER_MEM' must be an existing file inside the project folder, the one folder the VM shares (or use --pmem)"
+		fi
+	fi
+}
+
+# --mem PATH on the --server host, before the first run
+check_remote_mem() {
+	[ "$SERVER_MEM" != malloc ] || return 0
+	on_server test -e "$SERVER_MEM" ||
+		die "--mem: '$SERVER_MEM' does not exist on $SSH_HOST (a device-DAX device or a file on an fsdax mount)"
 }
 
 # --clients H1,H2,... or @FILE -> CLIENT_HOSTS; what the mode cannot do is refused here
@@ -521,6 +545,7 @@ main() {
 		SERVER_IP=${SERVER_IP:-$SSH_HOST}
 		ssh -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" true ||
 			die "cannot ssh to '$SSH_HOST' without a password (key-based, BatchMode=yes)"
+		check_remote_mem
 	elif [ -z "$SERVER_IP" ]; then
 		has_rdma_device || { run_in_vm; return; }
 		die "this machine has an RDMA device: give its address with --server-ip"

@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "client.h"
+#include "common/mem.h"
 #include "common/method.h"
 #include "common/report.h"
 
@@ -193,9 +194,12 @@ int rpmafio_client_register_buffers(struct rpmafio_client *c, void *base, size_t
 		return rpmafio_fail(&c->job, EINVAL, "fio allocated no I/O buffers");
 	/* the buffers are only ever sources of writes and destinations of reads */
 	if ((ret = rpma_mr_reg(c->peer, base, size,
-			RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &c->buf_mr)))
-		return rpmafio_fail(&c->job, EIO, "cannot register fio's I/O buffers (%zu bytes): %s",
-			size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &c->buf_mr))) {
+		char hint[160];
+		(void)rpmafio_memlock_hint(errno, hint, sizeof(hint));
+		return rpmafio_fail(&c->job, EIO, "cannot register fio's I/O buffers (%zu bytes): %s%s",
+			size, rpmafio_rpma_err(ret, buf, sizeof(buf)), hint);
+	}
 	c->buf_base = base;
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -150,4 +151,17 @@ void rpmafio_mem_unmap(struct rpmafio_mem *mem)
 		free(mem->ptr);
 	mem->ptr = NULL;
 	mem->size = 0;
+}
+
+const char *rpmafio_memlock_hint(int err, char *buf, size_t len)
+{
+	struct rlimit limit;
+
+	buf[0] = '\0';
+	if ((err == ENOMEM || err == EPERM || err == EAGAIN) &&
+			getrlimit(RLIMIT_MEMLOCK, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+		snprintf(buf, len, "; the locked-memory limit (ulimit -l) is %llu bytes: "
+			"raise it (ulimit -l unlimited)",
+			(unsigned long long)limit.rlim_cur);
+	return buf;
 }

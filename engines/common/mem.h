@@ -59,4 +59,12 @@ int rpmafio_mem_source_size(const char *path, size_t *size, char *err, size_t er
 /* "DRAM", "device DAX", "file" */
 const char *rpmafio_mem_kind_str(enum rpmafio_mem_kind kind);
 
+/*
+ * Why a registration failed with ERR (errno after rpma_mr_reg()): for ENOMEM,
+ * EPERM or EAGAIN under a finite RLIMIT_MEMLOCK, "; the locked-memory limit
+ * (ulimit -l) is N bytes: ..." (pinned pages count against it: always on
+ * iWARP's siw, elsewhere without CAP_IPC_LOCK); else "". Written into buf.
+ */
+const char *rpmafio_memlock_hint(int err, char *buf, size_t len);
+
 #endif /* RPMAFIO_MEM_H */

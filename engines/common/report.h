@@ -13,10 +13,10 @@
 #include "job.h"
 
 /*
- * Report a failure of the job: "<engine>: job N: <message>" on stderr, the
- * message kept for fio's error summary (td->verror) and errdetails, and err
- * (an errno value) as the job's error. Only the first failure is kept: it is
- * the root cause. Returns -1.
+ * Report a failure of the job: "<engine>: job N: <message>" whole on stderr
+ * (never into fio's --output file), a short copy (rpmafio_short_copy) for
+ * fio's error summary (td->verror), and err (an errno value) as the job's
+ * error. Only the first failure is kept: it is the root cause. Returns -1.
  */
 int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -47,5 +47,14 @@ static inline bool rpmafio_stopping(const struct rpmafio_job *job)
 
 /* rpma_err_2str() plus errno for RPMA_E_PROVIDER, into buf (common/report.c) */
 const char *rpmafio_rpma_err(int ret, char *buf, size_t len);
+
+/*
+ * msg as it fits into buf (len bytes with its NUL): whole, or cut at the last
+ * word boundary that leaves room for " ..." after it (mid-word only when a
+ * single word is longer than that). For
+ * fio's error summary, which holds ~128 bytes with its own prefix; the whole
+ * message goes to stderr (common/report.c).
+ */
+const char *rpmafio_short_copy(const char *msg, char *buf, size_t len);
 
 #endif /* RPMAFIO_REPORT_H */

@@ -9,6 +9,19 @@
 #include "common/method.h"
 #include "common/report.h"
 
+/*
+ * A line "<engine>: job N: <msg>" on stderr, never into fio's --output file
+ * (log_err() writes there too, which would break a JSON report); as a backend
+ * (fio --server) it goes to fio's client like any message.
+ */
+static void report_line(const struct rpmafio_job *job, const char *msg)
+{
+	if (is_backend)
+		log_err("%s: job %u: %s\n", job->method->name, job->index + 1, msg);
+	else
+		fprintf(stderr, "%s: job %u: %s\n", job->method->name, job->index + 1, msg);
+}
+
 int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
 {
 	char msg[RPMAFIO_ERR_LEN];
@@ -20,8 +33,10 @@ int rpmafio_fail(struct rpmafio_job *job, int err, const char *fmt, ...)
 	if (job->errmsg[0] != '\0')
 		return -1;
 	snprintf(job->errmsg, sizeof(job->errmsg), "%s", msg);
-	log_err("%s: job %u: %s\n", job->method->name, job->index + 1, msg);
-	td_vmsg(job->td, err, job->errmsg, job->method->name);
+	report_line(job, msg);
+	/* fio keeps ~128 bytes of it with a prefix of its own: a short copy, whole words */
+	char head[80];
+	td_vmsg(job->td, err, rpmafio_short_copy(msg, head, sizeof(head)), job->method->name);
 	return -1;
 }
 
@@ -33,15 +48,7 @@ void rpmafio_note(struct rpmafio_job *job, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	/*
-	 * Straight to stderr: fio's log_err() also writes into the --output file,
-	 * which would break a JSON report. As a backend (fio --server) the note
-	 * goes to fio's client like any message.
-	 */
-	if (is_backend)
-		log_err("%s: job %u: %s\n", job->method->name, job->index + 1, msg);
-	else
-		fprintf(stderr, "%s: job %u: %s\n", job->method->name, job->index + 1, msg);
+	report_line(job, msg);
 }
 
 void rpmafio_debug(const struct rpmafio_job *job, const char *fmt, ...)

@@ -19,9 +19,12 @@ int gpspm_msg_bufs_new(struct rpmafio_job *job, struct rpma_peer *peer,
 	 * which a memory checker cannot see, so it must find the bytes defined */
 	memset(b->mem.ptr, 0, size);
 	if ((ret = rpma_mr_reg(peer, b->mem.ptr, size, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
-			&b->mr)))
-		return rpmafio_fail(job, EIO, "cannot register %zu bytes of message buffers: %s",
-			size, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			&b->mr))) {
+		char hint[160];
+		(void)rpmafio_memlock_hint(errno, hint, sizeof(hint));
+		return rpmafio_fail(job, EIO, "cannot register %zu bytes of message buffers: %s%s",
+			size, rpmafio_rpma_err(ret, buf, sizeof(buf)), hint);
+	}
 	return 0;
 }
 

@@ -109,10 +109,13 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 	if ((ret = rpma_peer_new(dev, &s->peer)))
 		return rpmafio_fail(job, ENODEV, "rpma_peer_new: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if ((ret = rpma_mr_reg(s->peer, s->mem.ptr, s->mem.size, usage, &s->mr)))
+	if ((ret = rpma_mr_reg(s->peer, s->mem.ptr, s->mem.size, usage, &s->mr))) {
+		char hint[160];
+		(void)rpmafio_memlock_hint(errno, hint, sizeof(hint));
 		return rpmafio_fail(job, EIO, "cannot register the %s memory (%zu bytes) for "
-			"RDMA: %s", rpmafio_mem_kind_str(s->mem.kind), s->mem.size,
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			"RDMA: %s%s", rpmafio_mem_kind_str(s->mem.kind), s->mem.size,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)), hint);
+	}
 	if ((ret = rpma_mr_get_descriptor_size(s->mr, &desc_size)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor_size: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));

@@ -29,6 +29,7 @@ struct rpma_conn {
 	/* set by rpma_conn_apply_remote_peer_cfg() while operations may run */
 	atomic_bool direct_write_to_pmem;
 	bool native_atomic_write;
+	bool no_imm; /* iWARP: no immediate data */
 	struct rpma_conn_private_data pdata; /* owned copy */
 	struct rpma_peer *peer;
 };
@@ -71,6 +72,7 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	conn->channel = parts->channel;
 	atomic_init(&conn->direct_write_to_pmem, false);
 	conn->native_atomic_write = rpma_peer_has_native_atomic_write(peer);
+	conn->no_imm = rpma_peer_is_iwarp(peer);
 	conn->peer = peer;
 	*conn_ptr = conn;
 	return 0;
@@ -136,6 +138,14 @@ struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn)
 bool rpma_conn_get_direct_write_to_pmem(const struct rpma_conn *conn)
 {
 	return atomic_load_explicit(&conn->direct_write_to_pmem, memory_order_relaxed);
+}
+
+int rpma_conn_check_imm(const struct rpma_conn *conn, const char *op)
+{
+	if (!conn->no_imm)
+		return 0;
+	RPMA_LOG_ERROR("%s: iWARP has no immediate data: not posted", op);
+	return RPMA_E_NOSUPP;
 }
 
 bool rpma_conn_has_native_atomic_write(const struct rpma_conn *conn)

@@ -37,4 +37,11 @@ struct rpma_post_list *rpma_conn_get_post_list(const struct rpma_conn *conn);
 bool rpma_conn_get_direct_write_to_pmem(const struct rpma_conn *conn);
 bool rpma_conn_has_native_atomic_write(const struct rpma_conn *conn);
 
+/*
+ * 0 when the connection's transport carries immediate data; else (iWARP) a
+ * log line naming OP and the transport, and RPMA_E_NOSUPP: refused before
+ * anything is posted.
+ */
+int rpma_conn_check_imm(const struct rpma_conn *conn, const char *op);
+
 #endif /* RPMA_CONN_H */

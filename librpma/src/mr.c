@@ -71,6 +71,9 @@ static int mr_usage_to_access(const struct rpma_peer *peer, int usage)
 		access |= IBV_ACCESS_LOCAL_WRITE;
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
 		access |= IBV_ACCESS_REMOTE_WRITE; /* verbs require LOCAL_WRITE with it: set above */
+	/* iWARP places a read's response as a remote write into the destination */
+	if ((usage & RPMA_MR_USAGE_READ_DST) && rpma_peer_is_iwarp(peer))
+		access |= IBV_ACCESS_REMOTE_WRITE;
 
 	return access;
 }

@@ -72,6 +72,11 @@ int rpma_write_with_imm(struct rpma_conn *conn,
 		const struct rpma_mr_local *src, size_t src_offset,
 		size_t len, int flags, uint32_t imm, const void *op_context)
 {
+	if (conn == NULL)
+		return RPMA_E_INVAL;
+	int ret = rpma_conn_check_imm(conn, "rpma_write_with_imm");
+	if (ret)
+		return ret;
 	return ops_write(conn, dst, dst_offset, src, src_offset, len, flags,
 		IBV_WR_RDMA_WRITE_WITH_IMM, imm, op_context);
 }
@@ -193,6 +198,11 @@ int rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t of
 int rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src,
 		size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
 {
+	if (conn == NULL)
+		return RPMA_E_INVAL;
+	int ret = rpma_conn_check_imm(conn, "rpma_send_with_imm");
+	if (ret)
+		return ret;
 	return ops_send(conn, src, offset, len, flags, IBV_WR_SEND_WITH_IMM, imm, op_context);
 }
 

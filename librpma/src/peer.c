@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cq.h"
 #include "log.h"
@@ -20,6 +21,7 @@ struct rpma_peer {
 	int is_odp_supported;
 	bool native_atomic_write;
 	bool native_flush;
+	bool iwarp; /* the device's transport: see rpma_peer_is_iwarp() */
 };
 
 /* The depth of the SGE lists: every operation moves one contiguous range. */
@@ -95,6 +97,8 @@ int rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 	peer->pd = pd;
 	peer->ibv_ctx = ibv_ctx;
 	peer->is_odp_supported = is_odp_supported;
+	peer->iwarp = ibv_ctx->device != NULL && ibv_ctx->device->transport_type == IBV_TRANSPORT_IWARP;
+	RPMA_LOG_INFO("transport: %s", peer->iwarp ? "iWARP" : "InfiniBand or RoCE");
 	peer_query_native_ops(peer);
 
 	*peer_ptr = peer;
@@ -179,6 +183,23 @@ int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpm
 	return 0;
 }
 
+/*
+ * A registration pins its pages, and they count against RLIMIT_MEMLOCK (for
+ * every process on iWARP's siw, for one without CAP_IPC_LOCK elsewhere): a
+ * failure for want of memory then usually means that limit, so name it.
+ */
+static void peer_name_memlock_limit(size_t length)
+{
+	struct rlimit limit;
+
+	if (getrlimit(RLIMIT_MEMLOCK, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+		return;
+	RPMA_LOG_ERROR("cannot register %zu bytes: the locked-memory limit (RLIMIT_MEMLOCK, "
+		"ulimit -l) is %llu bytes and registered memory counts against it; raise it "
+		"(ulimit -l unlimited, or LimitMEMLOCK=infinity for a service)", length,
+		(unsigned long long)limit.rlim_cur);
+}
+
 int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *addr,
 		size_t length, int access)
 {
@@ -193,7 +214,11 @@ int rpma_peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *a
 		if (err == EOPNOTSUPP && !peer->is_odp_supported)
 			RPMA_LOG_ERROR("the device cannot pin this memory (an fsdax file mapping?) "
 				"and has no On-Demand Paging to register it otherwise");
-		return RPMA_PROVIDER_FAILED(err, "ibv_reg_mr");
+		int ret = RPMA_PROVIDER_FAILED(err, "ibv_reg_mr");
+		if (err == ENOMEM || err == EPERM || err == EAGAIN)
+			peer_name_memlock_limit(length);
+		errno = err;
+		return ret;
 	}
 
 	*ibv_mr_ptr = mr;
@@ -224,6 +249,11 @@ struct ibv_context *rpma_peer_get_ibv_ctx(const struct rpma_peer *peer)
 bool rpma_peer_has_native_atomic_write(const struct rpma_peer *peer)
 {
 	return peer->native_atomic_write;
+}
+
+bool rpma_peer_is_iwarp(const struct rpma_peer *peer)
+{
+	return peer->iwarp;
 }
 
 bool rpma_peer_has_native_flush(const struct rpma_peer *peer)

@@ -39,4 +39,11 @@ struct ibv_context *rpma_peer_get_ibv_ctx(const struct rpma_peer *peer);
 bool rpma_peer_has_native_atomic_write(const struct rpma_peer *peer);
 bool rpma_peer_has_native_flush(const struct rpma_peer *peer);
 
+/*
+ * The device speaks iWARP: an RDMA read's response lands in the reader's
+ * memory like a remote write (so a read's destination needs remote write
+ * access), and there is no immediate data.
+ */
+bool rpma_peer_is_iwarp(const struct rpma_peer *peer);
+
 #endif /* RPMA_PEER_H */

@@ -295,6 +295,12 @@ main() {
 	check "CLI: --clients needs --server" cli_fails_with "--clients needs --server HOST" --clients a,b --dry-run
 	check "CLI: --clients host named twice" cli_fails_with "--clients: 'a' is named twice" --clients a,a --server s --dry-run
 	check "CLI: --clients not with the peer" cli_fails_with "only our engines" --clients a --server s --impl ours,peer --dry-run
+	check "CLI: --qd abc named, no traceback" cli_fails_with "--qd: 'abc' is not a whole number" --qd abc --dry-run
+	check "CLI: --bw-qd 0 refused" cli_fails_with "--bw-qd: '0' is not a whole number of at least 1" --bw-qd 0 --dry-run
+	check "CLI: --jobs 0 refused" cli_fails_with "--jobs: '0' is not a whole number of at least 1" --jobs 1,0 --dry-run
+	check "CLI: a bad option fails before a run, not in it" cli_fails_with "--qd: 'x' is not" --qd 1,x
+	check "CLI: --mem that does not exist refused" cli_fails_with "--mem: '/nonexistent'" --mem /nonexistent --dry-run
+	check "CLI: --mem /dev/dax0.0 in the VM needs --pmem" cli_fails_with "only with --pmem" --mem /dev/dax0.0 --dry-run
 	check "CLI: --lat-bs none: no latency points" bash -c "'$ROOT/scripts/run_matrix.sh' --quick --dry-run \
 		--methods apm --rw write --lat-bs none --bw-bs 4k --bw-qd 8 --qd 8 | grep -c '^p0' | grep -qx 1"
 	durability_checks

@@ -41,7 +41,7 @@ def main():
     p.add_argument("--bw-bs", dest="bw_bs")
     p.add_argument("--read-bs", dest="read_bs")
     p.add_argument("--qd")
-    p.add_argument("--bw-qd", dest="bw_qd", type=int)
+    p.add_argument("--bw-qd", dest="bw_qd")
     p.add_argument("--mix", action="store_true")
     p.add_argument("--jobs")
     p.add_argument("--impls", help="ours,peer (default ours)")

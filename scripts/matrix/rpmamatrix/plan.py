@@ -3,6 +3,7 @@
 run_matrix.sh writes to plan.tsv), and a result folder's plan.tsv read back."""
 import csv
 import os
+import re
 
 from .common import FIO_METHODS, METHODS, PLAN_COLUMNS, die, parse_size
 
@@ -84,6 +85,16 @@ def make_points(p, methods):
     return points
 
 
+def whole_numbers(option, text, least=1):
+    """A comma-separated list of whole numbers >= least, or a clear error naming the option."""
+    out = []
+    for item in text.split(","):
+        if not re.fullmatch(r"[0-9]+", item.strip()) or int(item) < least:
+            die(f"{option}: '{item}' is not a whole number of at least {least}")
+        out.append(int(item))
+    return out
+
+
 def cmd_plan(args):
     p = dict(PRESETS[args.preset])
     for name in ("lat_bs", "bw_bs", "read_bs"):
@@ -93,15 +104,15 @@ def cmd_plan(args):
         elif val:
             p[name] = [parse_size(s) for s in val.split(",")]
     if args.qd:
-        p["qd"] = [int(q) for q in args.qd.split(",")]
-    if args.bw_qd:
-        p["bw_qd"] = args.bw_qd
+        p["qd"] = whole_numbers("--qd", args.qd)
+    if args.bw_qd is not None:
+        p["bw_qd"] = whole_numbers("--bw-qd", args.bw_qd)[0]
     if args.rws:
         p["rws"] = args.rws.split(",")
     if args.mix:
         p["mix"] = True
     if args.jobs:
-        p["jobs"] = [int(j) for j in args.jobs.split(",")]
+        p["jobs"] = whole_numbers("--jobs", args.jobs)
     if args.methods:
         methods = args.methods.split(",")
     else:

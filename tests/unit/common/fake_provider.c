@@ -203,6 +203,7 @@ static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
 static struct verbs_context vctx;
+static struct ibv_device fake_ibv_device;
 
 struct ibv_context *fake_ibv_context(void)
 {
@@ -215,6 +216,8 @@ struct ibv_context *fake_ibv_context(void)
 	vctx.context.ops.post_srq_recv = fake_post_srq_recv;
 	vctx.context.ops.poll_cq = fake_poll_cq;
 	vctx.context.ops.req_notify_cq = fake_req_notify_cq;
+	fake_ibv_device.transport_type = fake_device.transport;
+	vctx.context.device = &fake_ibv_device;
 	return &vctx.context;
 }
 

@@ -41,6 +41,7 @@ struct fake_device {
 	uint64_t general_odp_caps;
 	bool has_query_device_ex;     /* else the legacy path is taken */
 	bool has_advise_mr;
+	enum ibv_transport_type transport; /* the device's (0: IBV_TRANSPORT_IB, also RoCE) */
 };
 extern struct fake_device fake_device;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "common/mem.h"
@@ -137,6 +138,27 @@ static void zero_size_refused(void **state)
 	assert_int_equal(A.calls, 0);
 }
 
+/* a registration failing for want of memory names a finite locked-memory limit */
+static void memlock_hint_names_the_limit(void **state)
+{
+	(void)state;
+	struct rlimit saved, limit;
+	char hint[160];
+	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &saved), 0);
+	limit = saved;
+	limit.rlim_cur = 65536;
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &limit), 0);
+	assert_non_null(strstr(rpmafio_memlock_hint(ENOMEM, hint, sizeof(hint)),
+		"; the locked-memory limit (ulimit -l) is 65536 bytes"));
+	assert_non_null(strstr(rpmafio_memlock_hint(EPERM, hint, sizeof(hint)), "65536"));
+	/* another reason, or no limit: nothing to add */
+	assert_string_equal(rpmafio_memlock_hint(EFAULT, hint, sizeof(hint)), "");
+	limit.rlim_cur = RLIM_INFINITY;
+	if (setrlimit(RLIMIT_MEMLOCK, &limit) == 0)
+		assert_string_equal(rpmafio_memlock_hint(ENOMEM, hint, sizeof(hint)), "");
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &saved), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup(fn, reset)
@@ -146,6 +168,7 @@ int main(void)
 		T(unmap_releases_and_forgets),
 		T(dram_allocation_failure),
 		T(zero_size_refused),
+		T(memlock_hint_names_the_limit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <cmocka.h>
 
 #include "librpma.h"
@@ -132,6 +133,57 @@ static void reg_least_access_per_usage(void **state)
 		assert_int_equal(fake_last_mr_access, cases[i].access);
 		mr_test_dereg(&mr);
 	}
+	mr_test_peer_delete(&peer);
+}
+
+/*
+ * On iWARP a read's response is placed like a remote write: its destination
+ * needs remote write access, and only it (hardware iWARP devices check it)
+ */
+static void reg_read_dst_on_iwarp_is_remotely_writable(void **state)
+{
+	(void)state;
+	static const struct {
+		int usage;
+		int access;
+	} cases[] = {
+		{RPMA_MR_USAGE_READ_DST, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
+		{RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
+		{RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND, 0},
+		{RPMA_MR_USAGE_RECV, IBV_ACCESS_LOCAL_WRITE},
+		{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, IBV_ACCESS_REMOTE_READ},
+	};
+	fake_device.transport = IBV_TRANSPORT_IWARP;
+	struct rpma_peer *peer = mr_test_peer_new();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fake_last_mr_access = -1;
+		struct rpma_mr_local *mr = mr_test_reg(peer, buf, sizeof(buf), cases[i].usage);
+		assert_int_equal(fake_last_mr_access, cases[i].access);
+		mr_test_dereg(&mr);
+	}
+	mr_test_peer_delete(&peer);
+}
+
+/* a registration failing for want of memory names the locked-memory limit */
+static void reg_enomem_names_the_memlock_limit(void **state)
+{
+	(void)state;
+	struct rlimit saved, limit;
+	assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &saved), 0);
+	limit = saved;
+	limit.rlim_cur = 65536;
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &limit), 0);
+	struct rpma_peer *peer = mr_test_peer_new();
+	struct rpma_mr_local *mr = UNTOUCHED;
+	test_log_record_start();
+	fake_fail("ibv_reg_mr", 1, ENOMEM);
+	assert_int_equal(rpma_mr_reg(peer, buf, sizeof(buf), RPMA_MR_USAGE_READ_SRC, &mr),
+		RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	test_log_assert_has("cannot register 4096 bytes",
+		"the locked-memory limit (RLIMIT_MEMLOCK, ulimit -l) is 65536 bytes", NULL);
+	assert_int_equal(setrlimit(RLIMIT_MEMLOCK, &saved), 0);
+	assert_ptr_equal(mr, UNTOUCHED);
 	mr_test_peer_delete(&peer);
 }
 
@@ -473,6 +525,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(reg_invalid_arguments),
 		T(reg_least_access_per_usage),
+		T(reg_read_dst_on_iwarp_is_remotely_writable),
+		T(reg_enomem_names_the_memlock_limit),
 		T(reg_out_of_memory),
 		T(reg_provider_fails),
 		T(dereg_invalid_null_and_failure),

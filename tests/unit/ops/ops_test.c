@@ -99,6 +99,18 @@ static int setup_native(void **state)
 	return setup_for(true);
 }
 
+/* the device speaks iWARP: no immediate data, reads land as remote writes */
+static int setup_iwarp(void **state)
+{
+	(void)state;
+	fake_reset();
+	memset(&fx, 0, sizeof(fx));
+	test_log_record_start();
+	fake_device.transport = IBV_TRANSPORT_IWARP;
+	conn_make(false);
+	return 0;
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -508,6 +520,33 @@ static void send_posts(void **state)
 		IMM, NULL), RPMA_E_PROVIDER);
 }
 
+/*
+ * iWARP has no immediate data: both operations carrying it are refused before
+ * anything is posted, by name; every other operation posts as on RoCE
+ */
+static void iwarp_refuses_immediate_data_up_front(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_write_with_imm(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, IMM, NULL), RPMA_E_NOSUPP);
+	test_log_assert_has("rpma_write_with_imm", "iWARP has no immediate data", NULL);
+	assert_int_equal(rpma_send_with_imm(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
+		IMM, NULL), RPMA_E_NOSUPP);
+	test_log_assert_has("rpma_send_with_imm", "iWARP has no immediate data", NULL);
+	assert_int_equal(fake_calls("ibv_post_send"), 0);
+
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_read(fx.conn, fx.local, 0, fx.remote, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_calls("ibv_post_send"), 4);
+	assert_int_equal(rpma_write_with_imm(NULL, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, IMM, NULL), RPMA_E_INVAL);
+}
+
 static void recv_invalid_arguments(void **state)
 {
 	(void)state;
@@ -699,6 +738,7 @@ static void batch_native_atomic_write_keeps_order(void **state)
 
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
 #define TEST_NATIVE(fn) cmocka_unit_test_setup_teardown(fn, setup_native, teardown)
+#define TEST_IWARP(fn) cmocka_unit_test_setup_teardown(fn, setup_iwarp, teardown)
 
 int main(void)
 {
@@ -719,6 +759,7 @@ int main(void)
 		TEST(flush_native_query),
 		TEST(send_invalid_arguments),
 		TEST(send_posts),
+		TEST_IWARP(iwarp_refuses_immediate_data_up_front),
 		TEST(recv_invalid_arguments),
 		TEST(recv_posts),
 		TEST(hot_path_allocates_and_logs_nothing),
