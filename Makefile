@@ -216,13 +216,13 @@ test-unit-san:
 # they add up to 40:00 at most (make test-budget checks it). A stage over its budget
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
 HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:27 coverage=coverage=0:18 \
-	man=test-man=0:11 matrix-report=test-matrix=0:28 deps-script=test-deps=0:05 \
-	fault-check=test-fault-check=0:02 lint=lint=1:10 fuzz-brief=fuzz-brief=1:03 \
+	man=test-man=0:11 matrix-report=test-matrix=0:32 deps-script=test-deps=0:05 \
+	fault-check=test-fault-check=0:02 lint=lint=1:12 fuzz-brief=fuzz-brief=1:03 \
 	vm-unit=test-vm-unit=0:03
 TEST_STAGES := $(HOST_STAGES) \
 	native-build=test-native-build=0:42 build-for-vm=e2e-build=1:05 vm-accel=test-vm-accel=0:46 \
-	e2e-6.1=test-e2e-6.1=18:15 native-6.12=test-native-e2e=2:55 \
-	native-matrix=test-native-matrix=0:40 multinode=test-multinode=6:00 \
+	e2e-6.1=test-e2e-6.1=18:25 native-6.12=test-native-e2e=2:45 \
+	native-matrix=test-native-matrix=0:40 multinode=test-multinode=5:45 \
 	matrix-vm=test-matrix-vm=4:22 sweep-vm=test-sweep-vm=0:58 doc-claims=test-doc-claims=0:02
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
