@@ -513,6 +513,8 @@ run_in_vm() {
 		"$ROOT/scripts/run_durability.sh" "${ORIG_ARGS[@]}" --in-vm --out "$OUT" || status=$?
 	trap - INT TERM
 	[ -e "$OUT/status" ] || echo "partial (the VM run failed with status $status)" >"$OUT/status"
+	# Ctrl-C tore the VM down in the middle of a round: say so, not "running"
+	[ "$status" -ne 130 ] || echo "partial (interrupted)" >"$OUT/status"
 	if [ -n "$stage" ]; then
 		cp -a "$stage/." "$dest/" || die "cannot move the results from $stage to $dest: they stay in $stage"
 		rm -rf "$stage"
