@@ -491,12 +491,6 @@ build_report() {
 
 # ---- where ----
 
-inside_project() {
-	local p root
-	p=$(realpath -m "$1") root=$(realpath "$ROOT")
-	case $p/ in "$root"/*) return 0 ;; *) return 1 ;; esac
-}
-
 # two guests of the Soft-RoCE VM: this script again on node0, node1 the server
 run_in_vm() {
 	echo "$PROG: no RDMA device here: running in two guests of the Soft-RoCE VM (node1 the server)" >&2

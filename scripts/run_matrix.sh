@@ -428,13 +428,6 @@ show_summary() {
 	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
 }
 
-# is path $1 inside the project folder (the one folder the VM shares, read-write)?
-inside_project() {
-	local p root
-	p=$(realpath -m "$1") root=$(realpath "$ROOT")
-	case $p/ in "$root"/*) return 0 ;; *) return 1 ;; esac
-}
-
 # Re-run this script in the Soft-RoCE VM; the report is built here afterwards
 # (also after Ctrl-C, from what the VM left). The guest writes only into the project
 # folder (anything else dies with its overlay): a result folder outside it is measured

@@ -451,3 +451,10 @@ ddio_state() {
 		echo "unknown (not measured; direct_write_to_pmem=0)"
 	fi
 }
+
+# is path $1 inside the project folder (the one folder the VM shares, read-write)?
+inside_project() {
+	local path top
+	path=$(realpath -m "$1") top=$(realpath "$ROOT")
+	case $path/ in "$top"/*) return 0 ;; *) return 1 ;; esac
+}

@@ -59,14 +59,19 @@ compare_flags() {
 		grep -Eq '\| apm \| write \| 4k \| 1 \| 1 \| 1100 \| 1200 .*\| noise \|' "$2"
 }
 
-cli_fails_with() {
-	local expect=$1 out
-	shift
-	if out=$("$ROOT/scripts/run_matrix.sh" "$@" 2>&1); then
-		echo "run_matrix.sh $* succeeded; expected a failure"
+# SCRIPT (of scripts/) run with ARGS must fail, saying EXPECT
+script_fails_with() { # SCRIPT EXPECT ARGS...
+	local script=$1 expect=$2 out
+	shift 2
+	if out=$("$ROOT/scripts/$script" "$@" 2>&1); then
+		echo "$script $* succeeded; expected a failure"
 		return 1
 	fi
 	grep -q -- "$expect" <<<"$out" || { echo "output: $out"; return 1; }
+}
+
+cli_fails_with() {
+	script_fails_with run_matrix.sh "$@"
 }
 
 dry_run_counts() {
@@ -188,13 +193,7 @@ expand_job() {
 }
 
 dur_cli_fails_with() {
-	local expect=$1 out
-	shift
-	if out=$("$ROOT/scripts/run_durability.sh" "$@" 2>&1); then
-		echo "run_durability.sh $* succeeded; expected a failure"
-		return 1
-	fi
-	grep -q -- "$expect" <<<"$out" || { echo "output: $out"; return 1; }
+	script_fails_with run_durability.sh "$@"
 }
 
 # a durability run's folder (fixtures/durability: the VM's rounds of apm, gpspm and

@@ -105,13 +105,29 @@ static void reg_invalid_arguments(void **state)
 	mr_test_peer_delete(&peer);
 }
 
+/* a usage and the access flags its registration must get */
+struct usage_access {
+	int usage;
+	int access;
+};
+
+/* register buf with each case's usage on a new peer; the access given must be the case's */
+static void check_access_per_usage(const struct usage_access *cases, size_t n)
+{
+	struct rpma_peer *peer = mr_test_peer_new();
+	for (size_t i = 0; i < n; i++) {
+		fake_last_mr_access = -1;
+		struct rpma_mr_local *mr = mr_test_reg(peer, buf, sizeof(buf), cases[i].usage);
+		assert_int_equal(fake_last_mr_access, cases[i].access);
+		mr_test_dereg(&mr);
+	}
+	mr_test_peer_delete(&peer);
+}
+
 static void reg_least_access_per_usage(void **state)
 {
 	(void)state;
-	static const struct {
-		int usage;
-		int access;
-	} cases[] = {
+	static const struct usage_access cases[] = {
 		{RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
 		{RPMA_MR_USAGE_READ_DST, IBV_ACCESS_LOCAL_WRITE},
 		{RPMA_MR_USAGE_WRITE_SRC, 0},
@@ -126,14 +142,7 @@ static void reg_least_access_per_usage(void **state)
 		{RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
 			IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ},
 	};
-	struct rpma_peer *peer = mr_test_peer_new();
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fake_last_mr_access = -1;
-		struct rpma_mr_local *mr = mr_test_reg(peer, buf, sizeof(buf), cases[i].usage);
-		assert_int_equal(fake_last_mr_access, cases[i].access);
-		mr_test_dereg(&mr);
-	}
-	mr_test_peer_delete(&peer);
+	check_access_per_usage(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /*
@@ -143,10 +152,7 @@ static void reg_least_access_per_usage(void **state)
 static void reg_read_dst_on_iwarp_is_remotely_writable(void **state)
 {
 	(void)state;
-	static const struct {
-		int usage;
-		int access;
-	} cases[] = {
+	static const struct usage_access cases[] = {
 		{RPMA_MR_USAGE_READ_DST, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE},
 		{RPMA_MR_USAGE_READ_SRC, IBV_ACCESS_REMOTE_READ},
 		{RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND, 0},
@@ -154,14 +160,7 @@ static void reg_read_dst_on_iwarp_is_remotely_writable(void **state)
 		{RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, IBV_ACCESS_REMOTE_READ},
 	};
 	fake_device.transport = IBV_TRANSPORT_IWARP;
-	struct rpma_peer *peer = mr_test_peer_new();
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		fake_last_mr_access = -1;
-		struct rpma_mr_local *mr = mr_test_reg(peer, buf, sizeof(buf), cases[i].usage);
-		assert_int_equal(fake_last_mr_access, cases[i].access);
-		mr_test_dereg(&mr);
-	}
-	mr_test_peer_delete(&peer);
+	check_access_per_usage(cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* a registration failing for want of memory names the locked-memory limit */
