@@ -92,15 +92,6 @@ stopped and the report of the rounds done so far is written, marked PARTIAL.
 EOF
 }
 
-die() {
-	echo "$PROG: error: $*" >&2
-	exit 2
-}
-
-need_value() {
-	if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
-}
-
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -419,10 +410,6 @@ step() { # ROUND TEXT [eta]
 	[ "${3:-}" != eta ] || [ "$1" -le 1 ] || eta=", ETA $(fmt_secs $(((SECONDS - START) * (ROUNDS - $1 + 1) / ($1 - 1))))"
 	printf '[round %d/%d] bs %s iodepth %s batch %s: %s%s\n' "$1" "$ROUNDS" "$R_BS" "$R_QD" "$R_BATCH" \
 		"$2" "$eta" >&2
-}
-
-fmt_secs() {
-	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
 }
 
 on_interrupt() {

@@ -132,15 +132,6 @@ are kept and the report says PARTIAL.
 EOF
 }
 
-die() {
-	echo "$PROG: error: $*" >&2
-	exit 2
-}
-
-need_value() {
-	if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
-}
-
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case "$1" in
@@ -319,10 +310,6 @@ write_options() {
 		client_hosts "${CLIENT_HOSTS[*]:-local}" \
 		instructions "$INSTRUCTIONS" \
 		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
-}
-
-fmt_secs() {
-	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
 }
 
 on_interrupt() {

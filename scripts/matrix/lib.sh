@@ -7,6 +7,21 @@
 # peer's fio, --impl peer), VERBS_COUNT (the cost counter, relative to the root) and
 # MATRIX (scripts/matrix/matrix, for expand-job).
 
+# the runners' (run_matrix.sh, run_durability.sh) one way to stop on bad usage, and to
+# print a duration as m:ss
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 2
+}
+
+need_value() {
+	if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
+}
+
+fmt_secs() {
+	printf '%d:%02d' $(($1 / 60)) $(($1 % 60))
+}
+
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
 MATRIX_CPID=''		# the running client
