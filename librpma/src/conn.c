@@ -144,7 +144,8 @@ int rpma_conn_check_imm(const struct rpma_conn *conn, const char *op)
 {
 	if (!conn->no_imm)
 		return 0;
-	RPMA_LOG_ERROR("%s: iWARP has no immediate data: not posted", op);
+	RPMA_LOG_ERROR("%s: iWARP has no immediate data (nor a receive without a buffer):"
+		" not posted", op);
 	return RPMA_E_NOSUPP;
 }
 

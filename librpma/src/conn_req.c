@@ -272,6 +272,14 @@ static int req_initiate(struct rdma_cm_id *id, bool passive,
 		if (rdma_accept(id, &param))
 			return RPMA_PROVIDER_FAILED(errno, "rdma_accept");
 	} else if (rdma_connect(id, &param)) {
+		/* iWARP connects over TCP: nobody listening is refused right here (RoCE
+		 * answers REJECTED later); a caller may retry, so not an error line */
+		if (errno == ECONNREFUSED) {
+			RPMA_LOG_INFO("rdma_connect(): refused (ECONNREFUSED): no server listens "
+				"there (yet)");
+			errno = ECONNREFUSED;
+			return RPMA_E_PROVIDER;
+		}
 		return RPMA_PROVIDER_FAILED(errno, "rdma_connect");
 	}
 	return 0;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -102,9 +103,19 @@ void rpma_log_emit(enum rpma_log_level level, const char *file, int line,
 
 const char *rpma_strerror_r_safe(int err)
 {
-	/* strerrorname_np is short and thread-safe ("ENOMEM"); fall back to the number */
+	/* strerrorname_np is short and thread-safe ("ENOMEM"); some providers return
+	 * -errno (libsiw's post_recv: -EINVAL), else the number itself */
+	static _Thread_local char unknown[40];
 	const char *name = strerrorname_np(err);
-	return name ? name : "unknown errno";
+	if (name == NULL && err < 0 && err != INT_MIN && (name = strerrorname_np(-err)) != NULL) {
+		snprintf(unknown, sizeof(unknown), "-%s", name);
+		return unknown;
+	}
+	if (name == NULL) {
+		snprintf(unknown, sizeof(unknown), "unknown errno %d", err);
+		return unknown;
+	}
+	return name;
 }
 
 void rpma_report_provider_failure(const char *file, int line, const char *func, int err,

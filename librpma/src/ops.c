@@ -213,6 +213,12 @@ int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, 
 		return RPMA_E_INVAL;
 	if ((dst == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
+	/* iWARP providers take no receive without a buffer (siw: EINVAL at post) */
+	if (len == 0) {
+		int ret = rpma_conn_check_imm(conn, "rpma_recv of 0 bytes");
+		if (ret)
+			return ret;
+	}
 
 	return rpma_mr_recv(rpma_conn_get_ibv_qp(conn), dst, offset, len, op_context);
 }

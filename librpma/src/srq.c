@@ -16,6 +16,7 @@
 struct rpma_srq {
 	struct ibv_srq *ibv_srq;
 	struct rpma_cq *rcq; /* NULL when the configuration asks for none */
+	bool iwarp; /* no receive without a buffer */
 };
 
 int rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq **srq_ptr)
@@ -33,6 +34,7 @@ int rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_s
 	struct rpma_srq *srq = calloc(1, sizeof(*srq));
 	if (srq == NULL)
 		return RPMA_E_NOMEM;
+	srq->iwarp = rpma_peer_is_iwarp(peer);
 
 	int ret = rpma_peer_create_srq(peer, rq_size, &srq->ibv_srq);
 	if (ret)
@@ -89,6 +91,11 @@ int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset
 		return RPMA_E_INVAL;
 	if ((dst == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
+	if (len == 0 && srq->iwarp) {
+		RPMA_LOG_ERROR("rpma_srq_recv of 0 bytes: iWARP has no immediate data"
+			" and takes no receive without a buffer: not posted");
+		return RPMA_E_NOSUPP;
+	}
 
 	return rpma_mr_srq_recv(srq->ibv_srq, dst, offset, len, op_context);
 }

@@ -594,6 +594,28 @@ static void connect_active_provider_failures(void **state)
 	assert_int_equal(fake_calls("rdma_reject"), 0);
 }
 
+/*
+ * iWARP's TCP refuses a port nobody listens on inside rdma_connect(): the
+ * caller gets RPMA_E_PROVIDER with errno ECONNREFUSED to retry on, and no
+ * error line for what is the peer's answer
+ */
+static void connect_refused_at_once_is_no_error_line(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	fake_fail("rdma_connect", 1, ECONNREFUSED);
+	struct rpma_conn *conn = SENTINEL_CONN;
+	test_log_record_start();
+	errno = 0;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ECONNREFUSED);
+	assert_null(req);
+	assert_ptr_equal(conn, SENTINEL_CONN);
+	assert_int_equal(live_extra(), 0);
+	assert_int_equal(test_log_last.count, 0); /* nothing at the default threshold */
+}
+
 static void connect_passive_provider_failures(void **state)
 {
 	(void)state;
@@ -827,6 +849,7 @@ int main(void)
 		TEST(connect_active_without_private_data),
 		TEST(connect_passive),
 		TEST(connect_active_provider_failures),
+		TEST(connect_refused_at_once_is_no_error_line),
 		TEST(connect_passive_provider_failures),
 		cmocka_unit_test_setup(connect_passive_ack_failure, setup),
 		TEST(connect_out_of_memory),

@@ -92,6 +92,11 @@ static void errno_helper_names_the_error(void **state)
 	test_log_record_start();
 	RPMA_LOG_ERROR_ERRNO(ENOMEM, "ibv_create_cq");
 	assert_string_equal(test_log_last.message, "ibv_create_cq() failed: ENOMEM");
+	/* libsiw returns -EINVAL; a code no errno has still shows its number */
+	RPMA_LOG_ERROR_ERRNO(-EINVAL, "ibv_post_recv");
+	assert_string_equal(test_log_last.message, "ibv_post_recv() failed: -EINVAL");
+	RPMA_LOG_ERROR_ERRNO(99999, "ibv_post_recv");
+	assert_string_equal(test_log_last.message, "ibv_post_recv() failed: unknown errno 99999");
 }
 
 /* The line names the call and its errno, at the caller's place; errno is the provider's. */

@@ -547,6 +547,21 @@ static void iwarp_refuses_immediate_data_up_front(void **state)
 		RPMA_F_COMPLETION_ALWAYS, IMM, NULL), RPMA_E_INVAL);
 }
 
+/*
+ * A receive without a buffer exists for immediate data; iWARP providers refuse it
+ * at post time (libsiw: -EINVAL), so it is refused by name first; with a buffer,
+ * a receive posts as on RoCE
+ */
+static void iwarp_refuses_a_receive_without_a_buffer(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_recv(fx.conn, NULL, 0, 0, NULL), RPMA_E_NOSUPP);
+	test_log_assert_has("rpma_recv of 0 bytes", "iWARP has no immediate data", NULL);
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, 8, &fx.ctx), 0);
+	assert_int_equal(fake_posted.recv_wr.num_sge, 1);
+}
+
 static void recv_invalid_arguments(void **state)
 {
 	(void)state;
@@ -760,6 +775,7 @@ int main(void)
 		TEST(send_invalid_arguments),
 		TEST(send_posts),
 		TEST_IWARP(iwarp_refuses_immediate_data_up_front),
+		TEST_IWARP(iwarp_refuses_a_receive_without_a_buffer),
 		TEST(recv_invalid_arguments),
 		TEST(recv_posts),
 		TEST(hot_path_allocates_and_logs_nothing),

@@ -198,6 +198,24 @@ static void recv_posts_to_the_srq(void **state)
 	assert_int_equal(rpma_srq_delete(&srq), 0);
 }
 
+/* iWARP providers take no receive without a buffer: refused by name, not posted */
+static void iwarp_refuses_a_receive_without_a_buffer(void **state)
+{
+	struct rpma_peer *peer = *state;
+	struct rpma_peer *iwarp_peer = NULL;
+	struct rpma_srq *srq = NULL;
+	(void)peer;
+	fake_device.transport = IBV_TRANSPORT_IWARP;
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &iwarp_peer), 0);
+	assert_int_equal(rpma_srq_new(iwarp_peer, NULL, &srq), 0);
+	test_log_record_start();
+	assert_int_equal(rpma_srq_recv(srq, NULL, 0, 0, CTX), RPMA_E_NOSUPP);
+	test_log_assert_has("rpma_srq_recv of 0 bytes", "iWARP has no immediate data", NULL);
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_srq_delete(&srq), 0);
+	assert_int_equal(rpma_peer_delete(&iwarp_peer), 0);
+}
+
 static void get_rcq_invalid(void **state)
 {
 	struct rpma_peer *peer = *state;
@@ -221,6 +239,7 @@ int main(void)
 		T(new_failures),
 		T(delete_cases),
 		T(recv_posts_to_the_srq),
+		T(iwarp_refuses_a_receive_without_a_buffer),
 		T(get_rcq_invalid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
