@@ -97,7 +97,17 @@ static enum attempt_result try_connect(struct rpmafio_client *c, const struct rp
 		return ATTEMPT_FAILED;
 	}
 	ret = rpma_conn_req_connect(&req, pdata.len ? &pdata : NULL, &c->conn);
+	int connect_errno = errno;
 	explicit_bzero(auth, sizeof(auth));
+	*ev = RPMA_CONN_UNDEFINED;
+	/* iWARP connects over TCP: a port nobody listens on yet refuses at once, where
+	 * RoCE answers REJECTED a moment later; either way the server may still come */
+	if (ret == RPMA_E_PROVIDER && connect_errno == ECONNREFUSED) {
+		rpmafio_debug(job, "connection attempt %u to %s:%s: refused at once", attempt,
+			addr, job->port);
+		*ev = RPMA_CONN_REJECTED;
+		return ATTEMPT_NOT_ACCEPTED;
+	}
 	if (ret) {
 		rpmafio_fail(job, ECONNREFUSED, "cannot connect to %s:%s: %s", addr,
 			job->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
@@ -112,7 +122,6 @@ static enum attempt_result try_connect(struct rpmafio_client *c, const struct rp
 	uint64_t now = rpmafio_now_ms();
 	enum rpmafio_fd_wait w = rpmafio_wait_fd(fd,
 		now < deadline ? (int)(deadline - now) : 0, job->stop);
-	*ev = RPMA_CONN_UNDEFINED;
 	if (w == RPMAFIO_FD_STOPPED) {
 		rpmafio_fail(job, ECANCELED, "stopped while connecting to %s:%s", addr, job->port);
 		return ATTEMPT_FAILED;

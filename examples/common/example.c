@@ -144,9 +144,15 @@ int example_connect_attempt(struct rpma_peer *peer, const char *addr, const char
 	int fd, ret = rpma_conn_req_new(peer, addr, port, cfg, &req);
 	if (ret)
 		return example_fail("rpma_conn_req_new", ret);
-	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr)))
-		return example_fail("rpma_conn_req_connect", ret);
 	*event = RPMA_CONN_UNDEFINED;
+	if ((ret = rpma_conn_req_connect(&req, pdata, conn_ptr))) {
+		/* iWARP connects over TCP: a port nobody listens on refuses at once */
+		if (ret == RPMA_E_PROVIDER && errno == ECONNREFUSED) {
+			*event = RPMA_CONN_REJECTED;
+			return 0;
+		}
+		return example_fail("rpma_conn_req_connect", ret);
+	}
 	if ((ret = rpma_conn_get_event_fd(*conn_ptr, &fd)) ||
 			example_wait_readable(fd, "the answer to the connection request") ||
 			(ret = rpma_conn_next_event(*conn_ptr, event))) {
