@@ -34,8 +34,9 @@
  * send; post a receive in every slot. Every batch of writes (one write with
  * sync=1) gets ONE flush request covering the span of its writes (client/io.c
  * decides the span); when the batch is complete is gpspm/client_slots.h's business:
- * the SEND done and the response arrived, in order; a read held back behind
- * unanswered flushes. A response naming no request in flight breaks the
+ * the SEND done and the response arrived; batches, reads among them, complete
+ * in the order they were posted, whatever order their completions come in
+ * (iWARP reorders them). A response naming no request in flight breaks the
  * connection. Receive buffers are separate from the slots: a response may
  * land in any of them, and each is posted again as soon as its response is
  * read. When the job ends the client sends the "last message" (offset 0,
@@ -399,7 +400,7 @@ static int gpspm_client_init(struct rpmafio_client *c)
 		return rpmafio_fail(&c->job, EINVAL, "native_flush=1: GPSPM's server persists "
 			"the data itself and posts no RDMA FLUSH; the option is for librpma_apm");
 	struct gpspm_client *g = calloc(1, sizeof(*g));
-	if (g == NULL || gpspm_slots_new(n, &g->slots)) {
+	if (g == NULL || gpspm_slots_new(n, n, &g->slots)) {
 		free(g);
 		return rpmafio_fail(&c->job, ENOMEM, "no memory for %u flush slots", n);
 	}
@@ -439,6 +440,13 @@ static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	gpspm_slots_push(g->slots, last);
 	return 0;
+}
+
+/* a batch of reads (no flush): it completes in its place among the flushes */
+static int gpspm_signalled(struct rpmafio_client *c, struct rpmafio_io *last)
+{
+	struct gpspm_client *g = c->priv;
+	return gpspm_slots_push_signalled(g->slots, last);
 }
 
 /*
@@ -611,6 +619,7 @@ const struct rpmafio_method rpmafio_engine_method = {
 	.client = {
 		.init = gpspm_client_init,
 		.flush = gpspm_flush,
+		.signalled = gpspm_signalled,
 		.completion = gpspm_completion,
 		.failure_hint = gpspm_failure_hint,
 		.finish = gpspm_client_finish,

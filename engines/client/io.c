@@ -237,6 +237,13 @@ static void reap(struct rpmafio_client *c, uint32_t want)
 		(void) rpmafio_poll_run(&c->poll, &reap_ops, &r);
 }
 
+/* a batch without a flush posted: the method may want to know (its order among flushes) */
+static inline void signalled(struct rpmafio_client *c, struct rpmafio_io *last)
+{
+	if (c->job.method->client.signalled && c->job.method->client.signalled(c, last))
+		rpmafio_io_break(c, EIO, "more batches in flight than the engine can track");
+}
+
 /* sync=1: post one I/O (a write with its flush), wait for it, return it completed */
 static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 {
@@ -253,6 +260,8 @@ static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 		chain_end(c, 1);
 	} else if ((ret = post_io(c, io, RPMA_F_COMPLETION_ALWAYS))) {
 		post_failed(c, io, ret);
+	} else {
+		signalled(c, io);
 	}
 	reap(c, 1);
 	/* nothing else is in flight with sync=1: io is the one completed */
@@ -313,6 +322,8 @@ static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span
 	if (!c->broken && flush && job->method->client.flush(c, span->start,
 			rpmafio_span_len(span), c->queued[n - 1]))
 		rpmafio_io_break(c, EIO, "the flush could not be posted");
+	else if (!c->broken && !flush)
+		signalled(c, c->queued[n - 1]);
 	chain_end(c, n);
 }
 

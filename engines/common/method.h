@@ -66,6 +66,8 @@ struct rpmafio_method {
 		int (*init)(struct rpmafio_client *c);
 		int (*flush)(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 			struct rpmafio_io *last);
+		/* optional: a batch without a flush was posted, `last` signalled */
+		int (*signalled)(struct rpmafio_client *c, struct rpmafio_io *last);
 		enum rpmafio_completion (*completion)(struct rpmafio_client *c,
 			const struct ibv_wc *wc, struct rpmafio_io **last);
 		const char *(*failure_hint)(const struct rpmafio_client *c,

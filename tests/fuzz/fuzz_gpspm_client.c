@@ -8,27 +8,27 @@
  * each (mod 7), some followed by operands:
  *
  *   0 flush    next() + push(): the flush ending the next batch
- *   1 read     a read batch posted (the slots hear of it when it completes)
+ *   1 read     push_signalled(): a read batch posted (refused past NBATCHES)
  *   2 sent     index: the SEND of a flush completed, for a fuzzed slot index
- *   3 io done  the next read in the send queue completed (else io_done(NULL))
+ *   3 io done  choice: a read in flight completed, any of them (else
+ *              io_done(NULL))
  *   4 answer   choice: the response to a flush in flight, one answered
  *              already or one never posted, encoded and decoded again
  *   5 raw      length, bytes: a response as received, decoded like the
  *              engine's answered(); a decoded op_context is answered
  *   6 null     io_done(NULL)
  *
- * The send queue completes in posting order: a SEND completion for the
- * expected slot comes only when no read posted before its flush is still
- * unreported (the slots cannot tell such an impossible event from a real one).
- * At the end every SEND and read completes and every flush is answered.
+ * Completions come in any order (iWARP's), except that the SENDs complete in
+ * order among themselves. At the end every SEND and read completes and every
+ * flush is answered.
  *
  * Checked after every event: the result is -1 exactly for events the protocol
  * rules out (SEND out of turn or with every SEND done, an answer to a flush
- * not in flight or answered already, no read), and then nothing changed; a
- * request named complete is newer than every one named before (none is named
- * twice) and it and every request before it are complete; a complete request
- * not named yet is a read covered by a newer read still waiting; the range in
- * flight and idle() agree with the model; at the end everything is complete.
+ * not in flight or answered already, no read), and then nothing changed; the
+ * ops complete in posting order (a flush once sent and answered, a read once
+ * reported): an event names the newest op it completes, and the complete
+ * prefix is exactly what was named; the range in flight and idle() agree with
+ * the model; at the end everything is complete.
  */
 #include <assert.h>
 #include <stddef.h>
@@ -42,24 +42,24 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_OPS 2048
+#define NBATCHES 8
 
 struct op {
 	bool flush;
 	bool reported;	/* the send queue reported it: a flush's SEND, a read's own completion */
 	bool answered;	/* a flush: its response arrived */
-	uint64_t seq;	/* a flush: its sequence number; a read: the flushes posted before it */
+	uint64_t seq;	/* a flush: its sequence number */
 };
 
 static struct model {
 	struct gpspm_slots *s;
 	uint32_t nslots;
 	size_t posted;		/* ops posted */
-	size_t sq;		/* ops the send queue reported: a prefix */
 	size_t done;		/* ops complete: a prefix */
-	size_t named;		/* ops up to the newest named complete (0: none yet) */
 	uint64_t tail;		/* flushes posted */
-	uint64_t head;		/* flushes retired: sent and answered, in order */
-	size_t newest_read;	/* the newest read reported, + 1 (0: none) */
+	uint64_t sent;		/* flushes whose SEND completed: a prefix */
+	uint64_t head;		/* flushes complete */
+	uint32_t reads;		/* reads in flight */
 	/* written as ops are posted: not cleared for each input */
 	struct op op[MAX_OPS];
 	size_t at[MAX_OPS];	/* a flush's op by sequence number */
@@ -74,48 +74,35 @@ static void check_range(void)
 	uint64_t h = 1, t = 0;
 	gpspm_slots_range(M.s, &h, &t);
 	assert(h == M.head && t == M.tail);
-	assert(gpspm_slots_idle(M.s) == (M.head == M.tail));
+	assert(gpspm_slots_idle(M.s) == (M.done == M.posted));
 }
 
-/* op o is complete: a flush retired; a read reported, every flush before it retired */
-static bool complete(const struct op *o)
+/* the complete prefix, after an event the model has applied -> the newest op it added */
+static const struct op *model_advance(void)
 {
-	return o->flush ? o->seq < M.head : o->reported && o->seq <= M.head;
-}
-
-/* the complete prefixes, after an event the model has applied */
-static void model_advance(void)
-{
-	for (; M.head < M.tail; M.head++) {
-		const struct op *f = &M.op[M.at[M.head]];
-		if (!(f->reported && f->answered))
+	size_t from = M.done;
+	while (M.done < M.posted) {
+		const struct op *o = &M.op[M.done];
+		if (!o->reported || (o->flush && !o->answered))
 			break;
-	}
-	while (M.done < M.posted && complete(&M.op[M.done]))
+		if (o->flush)
+			M.head++;
+		else
+			M.reads--;
 		M.done++;
+	}
+	return M.done > from ? &M.op[M.done - 1] : NULL;
 }
 
-/*
- * A valid event returned ret with *last: it named (RPMAFIO_COMPLETES_IO) a request newer
- * than every one before, complete with all before it; what is complete and
- * not named is a read covered by a newer read not complete yet.
- */
+/* a valid event returned ret with *last: the newest op it completed, or nothing */
 static void check_valid(enum rpmafio_completion ret, const void *last)
 {
-	model_advance();
-	assert(ret == RPMAFIO_COMPLETES_NOTHING || ret == RPMAFIO_COMPLETES_IO);
-	if (ret == RPMAFIO_COMPLETES_IO) {
-		assert(last >= (const void *)&M.op[0] && last < (const void *)&M.op[M.posted]);
-		size_t pos = (size_t)((const struct op *)last - M.op);
-		assert(last == &M.op[pos]);
-		assert(pos + 1 > M.named);	/* never named twice, never backwards */
-		assert(pos < M.done);		/* complete, with all before it */
-		M.named = pos + 1;
+	const struct op *want = model_advance();
+	if (want) {
+		assert(ret == RPMAFIO_COMPLETES_IO && last == want);
 	} else {
-		assert(last == UNTOUCHED);
+		assert(ret == RPMAFIO_COMPLETES_NOTHING && last == UNTOUCHED);
 	}
-	for (size_t i = M.named; i < M.done; i++)
-		assert(!M.op[i].flush && M.newest_read > M.done);
 	check_range();
 }
 
@@ -145,16 +132,23 @@ static void op_flush(void)
 
 static void op_read(void)
 {
-	M.op[M.posted++] = (struct op){.flush = false, .seq = M.tail};
+	struct op *o = &M.op[M.posted];
+	*o = (struct op){.flush = false};
+	int ret = gpspm_slots_push_signalled(M.s, o);
+	if (M.reads == NBATCHES) {
+		assert(ret == -1);
+		return;
+	}
+	assert(ret == 0);
+	M.reads++;
+	M.posted++;
+	check_range();
 }
 
 /* the next flush whose SEND has not completed, or NULL */
 static struct op *unsent_flush(void)
 {
-	for (size_t i = M.sq; i < M.posted; i++)
-		if (M.op[i].flush)
-			return &M.op[i];
-	return NULL;
+	return M.sent < M.tail ? &M.op[M.at[M.sent]] : NULL;
 }
 
 static void op_sent(struct prog *g)
@@ -168,23 +162,35 @@ static void op_sent(struct prog *g)
 		check_invalid(gpspm_slots_sent(M.s, k, &last), last);
 		return;
 	}
-	if (f != &M.op[M.sq])
-		return; /* a read before it not reported: cannot happen */
 	f->reported = true;
-	M.sq++;
+	M.sent++;
 	check_valid(gpspm_slots_sent(M.s, k, &last), last);
 }
 
-static void op_io_done(void)
+/* the read the input picks among those in flight (NULL: none) */
+static struct op *pick_read(struct prog *g)
+{
+	size_t n = 0, pick = prog_u8(g);
+	for (size_t i = M.done; i < M.posted; i++)
+		n += !M.op[i].flush && !M.op[i].reported;
+	if (n == 0)
+		return NULL;
+	pick %= n;
+	for (size_t i = M.done; i < M.posted; i++)
+		if (!M.op[i].flush && !M.op[i].reported && pick-- == 0)
+			return &M.op[i];
+	return NULL;
+}
+
+static void op_io_done(struct prog *g)
 {
 	void *last = UNTOUCHED;
-	if (M.sq == M.posted || M.op[M.sq].flush) {
+	struct op *r = pick_read(g);
+	if (r == NULL) {
 		check_invalid(gpspm_slots_io_done(M.s, NULL, &last), last);
 		return;
 	}
-	struct op *r = &M.op[M.sq++];
 	r->reported = true;
-	M.newest_read = M.sq;
 	check_valid(gpspm_slots_io_done(M.s, r, &last), last);
 }
 
@@ -247,13 +253,11 @@ static void op_null(void)
 /* every SEND and read completes, every flush in flight is answered: all complete */
 static void finish(void)
 {
-	struct prog none = {NULL, 0}; /* prog_index gives the expected slot */
-	while (M.sq < M.posted) {
-		if (M.op[M.sq].flush)
-			op_sent(&none);
-		else
-			op_io_done();
-	}
+	struct prog none = {NULL, 0}; /* prog_index gives the expected slot, prog_u8 0 */
+	while (unsent_flush())
+		op_sent(&none);
+	while (M.reads > 0 && pick_read(&none))
+		op_io_done(&none);
 	for (uint64_t seq = M.head; seq < M.tail; seq++) {
 		if (!M.op[M.at[seq]].answered) {
 			struct gpspm_resp resp = {seq};
@@ -263,7 +267,7 @@ static void finish(void)
 			receive_response(buf, (uint32_t)len);
 		}
 	}
-	assert(M.head == M.tail && M.done == M.posted && M.named == M.posted);
+	assert(M.head == M.tail && M.done == M.posted);
 	assert(gpspm_slots_idle(M.s));
 }
 
@@ -275,14 +279,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memset(&M, 0, offsetof(struct model, op));
 	M.nslots = (uint32_t)(prog_u8(&g) % 16) + 1;
-	assert(gpspm_slots_new(M.nslots, &M.s) == 0);
+	assert(gpspm_slots_new(M.nslots, NBATCHES, &M.s) == 0);
 
 	while (prog_more(&g) && M.posted < MAX_OPS) {
 		switch (prog_u8(&g) % 7) {
 		case 0: op_flush(); break;
 		case 1: op_read(); break;
 		case 2: op_sent(&g); break;
-		case 3: op_io_done(); break;
+		case 3: op_io_done(&g); break;
 		case 4: op_answer(&g); break;
 		case 5: op_raw(&g); break;
 		default: op_null(); break;

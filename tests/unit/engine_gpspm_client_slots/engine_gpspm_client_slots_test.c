@@ -4,7 +4,9 @@
  * (engines/gpspm/client_slots.c): creation and its guards, slots and sequence numbers
  * handed out, a flush completing on its SEND and its response in either order,
  * in-order retirement, every event the protocol rules out, reads held behind
- * unanswered flushes, and long seeded runs checked against a reference model.
+ * unanswered flushes posted before them and flushes behind reads posted before
+ * them, whatever order the completions come in (iWARP's), and long seeded runs
+ * checked against a reference model.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +19,7 @@
 
 static struct gpspm_slots *S; /* the slots under test; teardown deletes them */
 static uint32_t N;	/* their number of slots */
+#define NB 8		/* batches without a flush in flight at most */
 static int reqs[32];	/* stand-ins for io_us */
 static int untouched;	/* what *last holds while nothing completes */
 #define REQ(i) ((void *)&reqs[i])
@@ -24,7 +27,7 @@ static int untouched;	/* what *last holds while nothing completes */
 
 static void make(uint32_t nslots)
 {
-	assert_int_equal(gpspm_slots_new(nslots, &S), 0);
+	assert_int_equal(gpspm_slots_new(nslots, NB, &S), 0);
 	assert_non_null(S);
 	N = nslots;
 }
@@ -70,7 +73,6 @@ static void in_flight(uint64_t head, uint64_t tail)
 	gpspm_slots_range(S, &h, &t);
 	assert_int_equal(h, head);
 	assert_int_equal(t, tail);
-	assert_int_equal(gpspm_slots_idle(S), head == tail);
 }
 
 /* what an event completes */
@@ -98,6 +100,12 @@ static void ev_answered(uint64_t seq, enum rpmafio_completion want, void *want_l
 	expect(gpspm_slots_answered(S, seq, &last), &last, want, want_last);
 }
 
+/* a batch without a flush, ending in io, posted */
+static void read(void *io)
+{
+	assert_int_equal(gpspm_slots_push_signalled(S, io), 0);
+}
+
 static void ev_io(void *io, enum rpmafio_completion want, void *want_last)
 {
 	void *last = UNTOUCHED;
@@ -116,15 +124,17 @@ static void new_and_delete_guards(void **state)
 {
 	(void)state;
 	struct gpspm_slots *s = UNTOUCHED;
-	assert_int_equal(gpspm_slots_new(0, &s), -1);
+	assert_int_equal(gpspm_slots_new(0, 1, &s), -1);
+	assert_int_equal(gpspm_slots_new(1, 0, &s), -1);
+	assert_int_equal(gpspm_slots_new(UINT32_MAX, 1, &s), -1);
 	assert_ptr_equal(s, UNTOUCHED);
-	assert_int_equal(gpspm_slots_new(1, NULL), -1);
-	assert_int_equal(gpspm_slots_new(0, NULL), -1);
+	assert_int_equal(gpspm_slots_new(1, 1, NULL), -1);
+	assert_int_equal(gpspm_slots_new(0, 1, NULL), -1);
 	s = NULL;
 	gpspm_slots_delete(NULL);
 	gpspm_slots_delete(&s);
 	assert_null(s);
-	assert_int_equal(gpspm_slots_new(3, &s), 0);
+	assert_int_equal(gpspm_slots_new(3, 2, &s), 0);
 	assert_non_null(s);
 	gpspm_slots_delete(&s); /* frees and forgets */
 	assert_null(s);
@@ -141,9 +151,11 @@ static void new_fails_without_memory(void **state)
 	if (fake_malloc_fail == NULL)
 		skip();
 	struct gpspm_slots *s = UNTOUCHED;
-	fake_malloc_fail(1);
-	assert_int_equal(gpspm_slots_new(4, &s), -1);
-	assert_ptr_equal(s, UNTOUCHED);
+	for (unsigned nth = 1; nth <= 2; nth++) { /* the FIFO, the flushes' index */
+		fake_malloc_fail(nth);
+		assert_int_equal(gpspm_slots_new(4, 4, &s), -1);
+		assert_ptr_equal(s, UNTOUCHED);
+	}
 }
 
 /* slot = seq % nslots, seq counting up from 0, one flush after the other */
@@ -252,108 +264,122 @@ static void answered_rejects_flushes_not_in_flight(void **state)
 	in_flight(3, 3);
 }
 
-/* no flush whose SEND completed is unanswered: a read completes with its own completion */
-static void read_completes_at_once_when_no_flush_before_it_waits(void **state)
+/* no flush posted before it: a read completes with its own completion */
+static void read_completes_at_once_when_no_flush_before_it(void **state)
 {
 	(void)state;
 	make(4);
 	ev_io(NULL, UNKNOWN, NULL); /* no read */
-	ev_io(REQ(10), DONE, REQ(10)); /* nothing in flight */
-	flush(0);
-	ev_io(REQ(11), DONE, REQ(11)); /* its SEND has not completed: posted after the read */
-	ev_answered(0, NOTHING, NULL);
-	ev_io(REQ(12), DONE, REQ(12)); /* answered already, but still not sent */
-	ev_sent(0, DONE, REQ(0));
-	ev_io(REQ(13), DONE, REQ(13)); /* idle again */
+	ev_io(REQ(10), UNKNOWN, NULL); /* never posted */
+	read(REQ(10));
+	ev_io(REQ(10), DONE, REQ(10));
+	ev_io(REQ(10), UNKNOWN, NULL); /* twice */
+	read(REQ(11));
+	flush(0); /* posted after read 11: does not hold it */
+	ev_io(REQ(11), DONE, REQ(11));
+	ev_sent(0, NOTHING, NULL);
+	ev_answered(0, DONE, REQ(0));
 	in_flight(1, 1);
 }
 
-/* the read waits for every flush sent before it, and is the newest once they complete */
+/* a read posted after flushes waits for them, whichever completion comes first */
 static void read_held_until_flushes_before_it_complete(void **state)
 {
 	(void)state;
 	make(4);
-	flush_sent(0);
-	flush_sent(1);
-	ev_io(REQ(10), NOTHING, NULL); /* gate 2 */
+	flush(0);
+	flush(1);
+	read(REQ(10));
+	ev_io(REQ(10), NOTHING, NULL); /* before even the SENDs (iWARP) */
 	ev_io(NULL, UNKNOWN, NULL); /* no read: the one held stays held */
+	ev_sent(0, NOTHING, NULL);
 	ev_answered(0, DONE, REQ(0)); /* one of the two before it */
-	ev_answered(1, DONE, REQ(10)); /* flush 1 complete: the read came after it */
-	ev_io(REQ(11), DONE, REQ(11)); /* nothing is held any more */
+	ev_answered(1, NOTHING, NULL);
+	ev_sent(1, DONE, REQ(10)); /* flush 1 complete: the read came after it */
+	assert_true(gpspm_slots_idle(S));
 }
 
-/* flushes posted after the held read that complete in the same event are newer than it */
-static void held_read_release_reports_newer_flush(void **state)
+/* a flush waits for the reads posted before it, even sent and answered (iWARP) */
+static void flush_waits_for_reads_posted_before_it(void **state)
 {
 	(void)state;
 	make(4);
-	flush_sent(0);
-	ev_io(REQ(10), NOTHING, NULL); /* gate 1: flush 0 before it */
-	flush(1); /* flushes 1 and 2 after it */
-	flush(2);
+	read(REQ(10));
+	read(REQ(11));
+	flush(0);
+	ev_sent(0, NOTHING, NULL);
+	ev_answered(0, NOTHING, NULL); /* complete, but reads 10 and 11 are not */
+	in_flight(0, 1);
+	ev_io(REQ(11), NOTHING, NULL); /* the later read first: read 10 still missing */
+	ev_io(REQ(10), DONE, REQ(0)); /* reads 10, 11 and flush 0: the flush is the newest */
+	in_flight(1, 1);
+	assert_true(gpspm_slots_idle(S));
+}
+
+/* the batches complete in posting order; one event may complete several */
+static void mixed_batches_complete_in_posting_order(void **state)
+{
+	(void)state;
+	make(4);
+	flush(0);
+	read(REQ(10));
+	flush(1);
+	read(REQ(11));
+	ev_io(REQ(11), NOTHING, NULL);
+	ev_sent(0, NOTHING, NULL);
 	ev_sent(1, NOTHING, NULL);
 	ev_answered(1, NOTHING, NULL);
-	ev_answered(2, NOTHING, NULL); /* answered, not sent */
-	ev_answered(0, DONE, REQ(1)); /* flushes 0 and 1 and the read: flush 1 is the newest */
-	ev_sent(2, DONE, REQ(2));
-	in_flight(3, 3);
+	ev_io(REQ(10), NOTHING, NULL); /* flush 0 unanswered holds everything */
+	ev_answered(0, DONE, REQ(11)); /* all four: read 11 is the newest */
+	assert_true(gpspm_slots_idle(S));
 }
 
-/* a flush whose SEND has not completed when the read completes does not hold it */
-static void read_not_held_by_unsent_flushes(void **state)
+/* no more batches without a flush than it was made for; a full FIFO still works */
+static void push_signalled_refuses_more_than_nbatches(void **state)
 {
 	(void)state;
-	make(4);
-	flush_sent(0);
-	flush(1); /* SEND not completed below: posted after the read */
-	ev_io(REQ(10), NOTHING, NULL); /* gate 1 */
-	ev_answered(1, NOTHING, NULL);
-	ev_answered(0, DONE, REQ(10)); /* flush 1 (answered, not sent) is not waited for */
-	in_flight(1, 2);
-	ev_sent(1, DONE, REQ(1));
-}
-
-/* a second read held takes the first's place: both wait for its (later) gate */
-static void second_held_read_replaces_first(void **state)
-{
-	(void)state;
-	make(4);
-	flush_sent(0);
-	ev_io(REQ(10), NOTHING, NULL); /* gate 1 */
-	flush_sent(1);
-	ev_io(REQ(11), NOTHING, NULL); /* gate 2; covers read 10 */
-	ev_answered(0, DONE, REQ(0)); /* read 10's gate passed, but it waits with read 11 */
-	ev_answered(1, DONE, REQ(11));
-	ev_io(REQ(12), DONE, REQ(12)); /* nothing held any more */
+	make(2);
+	assert_int_equal(gpspm_slots_push_signalled(S, NULL), -1);
+	for (int i = 0; i < NB; i++)
+		read(REQ(i));
+	flush(0);
+	flush(1);
+	assert_int_equal(gpspm_slots_push_signalled(S, REQ(30)), -1);
+	full();
+	for (int i = NB - 1; i > 0; i--)
+		ev_io(REQ(i), NOTHING, NULL);
+	ev_io(REQ(0), DONE, REQ(NB - 1));
+	read(REQ(30)); /* room again */
+	ev_sent(0, NOTHING, NULL);
+	ev_sent(1, NOTHING, NULL);
+	ev_answered(0, DONE, REQ(0));
+	ev_answered(1, DONE, REQ(1));
+	ev_io(REQ(30), DONE, REQ(30));
 }
 
 /*
- * The reference model: every op (a batch ending in a flush, or a read) in
- * posting order; the send queue reports them in that order (a flush's SEND,
- * a read's own completion); responses come in any order. Flushes retire in
- * order once sent and answered; a read is complete once reported and every
- * flush before it retired. An event completes what it adds to the complete
- * prefix of the ops, and *last is the newest of them -- except a read that
- * was still waiting when a later read was reported: that one is never named
- * (the later read covers it), so the event may name an older op, or none.
+ * The reference model: every batch (ending in a flush, or a read batch) in
+ * posting order. The SENDs of the flushes complete in order among themselves;
+ * the reads' completions and the responses come in any order. A batch is done
+ * once a flush is sent and answered, or a read reported; an event completes
+ * what it adds to the done prefix of the batches, and *last is the newest.
  */
 #define SIM_OPS 8192
 #define SIM_FLUSHES 3000
 
 struct op {
 	bool flush;
-	bool reported;	/* the send queue reported it */
+	bool reported;	/* a flush's SEND, or a read's own completion */
 	bool answered;	/* a flush: its response arrived */
-	bool covered;	/* a read: a later one was reported while it waited */
 	uint64_t seq;	/* a flush: its sequence number */
-	uint64_t gate;	/* a read: the flushes that must retire first */
 };
 
 static struct {
 	struct op op[SIM_OPS];
 	size_t at[SIM_OPS];	/* a flush's op by sequence number */
-	size_t posted, reported, done, named;	/* ops posted, reported, complete, named */
-	uint64_t flushes, sent, retired;	/* flushes posted, sent, retired (prefixes) */
+	size_t posted, done;	/* ops posted, complete (a prefix) */
+	uint64_t flushes, sent, retired;	/* flushes posted, sent, retired */
+	uint32_t reads;		/* reads in flight */
 	uint64_t rnd;
 } M;
 
@@ -368,25 +394,18 @@ static uint32_t rnd(uint32_t n)
 /* the newest op the last event completed, or NULL */
 static void *model_advance(void)
 {
-	while (M.retired < M.flushes) {
-		const struct op *f = &M.op[M.at[M.retired]];
-		if (!f->reported || !f->answered)
-			break;
-		M.retired++;
-	}
-	while (M.done < M.reported) {
+	size_t from = M.done;
+	while (M.done < M.posted) {
 		const struct op *o = &M.op[M.done];
-		if (o->flush ? o->seq >= M.retired : o->gate > M.retired)
+		if (!o->reported || (o->flush && !o->answered))
 			break;
+		if (o->flush)
+			M.retired++;
+		else
+			M.reads--;
 		M.done++;
 	}
-	for (size_t i = M.done; i > M.named; i--) {
-		if (!M.op[i - 1].covered) {
-			M.named = i;
-			return &M.op[i - 1];
-		}
-	}
-	return NULL;
+	return M.done > from ? &M.op[M.done - 1] : NULL;
 }
 
 /* a valid event returned ret with *last: the model's answer */
@@ -395,12 +414,13 @@ static void sim_check(enum rpmafio_completion ret, void *const *last)
 	void *want = model_advance();
 	expect(ret, last, want ? DONE : NOTHING, want);
 	in_flight(M.retired, M.flushes);
+	assert_int_equal(gpspm_slots_idle(S), M.done == M.posted);
 }
 
 static void sim_post(bool is_flush)
 {
 	struct op *o = &M.op[M.posted];
-	*o = (struct op){.flush = is_flush, .seq = M.flushes, .gate = M.flushes};
+	*o = (struct op){.flush = is_flush, .seq = M.flushes};
 	if (is_flush) {
 		if (M.flushes - M.retired == N) {
 			full();
@@ -408,29 +428,36 @@ static void sim_post(bool is_flush)
 		}
 		post((uint32_t)(M.flushes % N), M.flushes, o);
 		M.at[M.flushes++] = M.posted;
+	} else {
+		if (M.reads == NB) {
+			assert_int_equal(gpspm_slots_push_signalled(S, o), -1);
+			return;
+		}
+		read(o);
+		M.reads++;
 	}
 	M.posted++;
 }
 
+/* the next flush's SEND, or any read in flight, completes */
 static void sim_report(void)
 {
 	void *last = UNTOUCHED;
-	struct op *o = &M.op[M.reported];
-	enum rpmafio_completion ret;
-	if (M.reported == M.posted)
-		return;
-	o->reported = true;
-	M.reported++;
-	if (o->flush) {
-		M.sent++;
-		ret = gpspm_slots_sent(S, (uint32_t)(o->seq % N), &last);
-	} else {
-		for (size_t i = M.done; i < M.reported - 1; i++)
-			if (!M.op[i].flush)
-				M.op[i].covered = true;
-		ret = gpspm_slots_io_done(S, o, &last);
+	size_t unreported[SIM_OPS], n = 0;
+	for (size_t i = M.done; i < M.posted; i++)
+		if (!M.op[i].flush && !M.op[i].reported)
+			unreported[n++] = i;
+	if (M.sent < M.flushes && (n == 0 || rnd(2))) {
+		struct op *f = &M.op[M.at[M.sent++]];
+		f->reported = true;
+		enum rpmafio_completion ret = gpspm_slots_sent(S, (uint32_t)(f->seq % N), &last);
+		sim_check(ret, &last);
+	} else if (n) {
+		struct op *r = &M.op[unreported[rnd((uint32_t)n)]];
+		r->reported = true;
+		enum rpmafio_completion ret = gpspm_slots_io_done(S, r, &last);
+		sim_check(ret, &last);
 	}
-	sim_check(ret, &last);
 }
 
 static void sim_answer(void)
@@ -463,8 +490,10 @@ static void sim_invalid(void)
 		ev_answered(M.retired ? rnd((uint32_t)M.retired) : M.flushes, UNKNOWN, NULL);
 		ev_answered(M.flushes + rnd(3), UNKNOWN, NULL);
 		break;
-	default:
+	default: /* no read, or one complete already */
 		ev_io(NULL, UNKNOWN, NULL);
+		if (M.done)
+			ev_io(&M.op[rnd((uint32_t)M.done)], UNKNOWN, NULL);
 	}
 }
 
@@ -488,8 +517,9 @@ static void matches_model_over_long_random_runs(void **state)
 	(void)state;
 	static const uint32_t nslots[] = {1, 2, 3, 8};
 	for (size_t k = 0; k < sizeof(nslots) / sizeof(nslots[0]); k++) {
-		M.posted = M.reported = M.done = M.named = 0;
+		M.posted = M.done = 0;
 		M.flushes = M.sent = M.retired = 0;
+		M.reads = 0;
 		M.rnd = 0x9e3779b97f4a7c15ULL + k;
 		make(nslots[k]);
 		while (M.flushes < SIM_FLUSHES && M.posted < SIM_OPS)
@@ -498,6 +528,7 @@ static void matches_model_over_long_random_runs(void **state)
 			sim_step(false);
 		assert_int_equal(M.flushes, SIM_FLUSHES); /* thousands of times round the slots */
 		in_flight(SIM_FLUSHES, SIM_FLUSHES);
+		read(REQ(0));
 		ev_io(REQ(0), DONE, REQ(0));
 		gpspm_slots_delete(&S);
 	}
@@ -516,11 +547,11 @@ int main(void)
 		TEST(late_answer_holds_back_later_flushes),
 		TEST(sent_rejects_out_of_order_and_excess),
 		TEST(answered_rejects_flushes_not_in_flight),
-		TEST(read_completes_at_once_when_no_flush_before_it_waits),
+		TEST(read_completes_at_once_when_no_flush_before_it),
 		TEST(read_held_until_flushes_before_it_complete),
-		TEST(held_read_release_reports_newer_flush),
-		TEST(read_not_held_by_unsent_flushes),
-		TEST(second_held_read_replaces_first),
+		TEST(flush_waits_for_reads_posted_before_it),
+		TEST(mixed_batches_complete_in_posting_order),
+		TEST(push_signalled_refuses_more_than_nbatches),
 		TEST(matches_model_over_long_random_runs),
 	};
 	return cmocka_run_group_tests_name("engine_gpspm_client_slots", tests, NULL, NULL);
