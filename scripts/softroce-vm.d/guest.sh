@@ -6,7 +6,8 @@
 # The host copies it into the per-run directory, /run/softroce-vm here.
 #
 # It sets up Soft-RoCE (rxe on a dummy netdev; with --nodes on the virtio
-# NIC of the run's network, with hostnames and sshd), optionally the emulated
+# NIC of the run's network, with hostnames and sshd) and/or Soft-iWARP (siw;
+# --transport), optionally the emulated
 # PMem, then runs the user's COMMAND and records its exit status in
 # /run/softroce-vm/status.  Its stdout/stderr are the per-run directory's
 # stdout/stderr files, which the host streams to the caller.  With --nodes,
@@ -14,7 +15,8 @@
 # only serve (the host stops them when node 0 is done).
 #
 # Inputs (all written by the host into /run/softroce-vm):
-#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX QUIET ACCEL
+#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX TRANSPORT
+#           IWARP_ADDR QUIET ACCEL
 #           NODE NODES NODE_HOSTS ("node0=ADDR node1=ADDR ...")
 #   env     `export NAME=VALUE` lines from --env
 #   argv    CMD=( COMMAND... ), empty on nodes other than 0
@@ -25,6 +27,8 @@ set -uo pipefail
 RUN=/run/softroce-vm
 RXE_NETDEV=rxenet0
 RXE_DEV=rxe0
+SIW_DEV=siw0
+SIW_NIC=eth1 # --nodes --transport rxe,iwarp: siw's NIC, on a network of its own
 FSDAX_DIR=/mnt/pmem
 NIC=eth0
 # what ssh sessions on a node source for the variables COMMAND gets
@@ -56,14 +60,49 @@ step() { # DESCRIPTION COMMAND...
 	printf '%s' "$out"
 }
 
-setup_rxe() {
+# The RDMA devices of --transport on NETDEV (rxe's address there): rxe0 and/or
+# siw0; with both, siw0 on SIW_NETDEV with IWARP_ADDR (made by the command
+# that follows, if any), so that each address belongs to one device.
+setup_rdma() { # NETDEV SIW_NETDEV [COMMAND_MAKING_IT...]
+	local netdev=$1 siw_netdev=$2
+	shift 2
+	case $TRANSPORT in
+	rxe | rxe,iwarp) step "rxe device" rdma link add "$RXE_DEV" type rxe netdev "$netdev" >/dev/null ;;&
+	iwarp) add_siw "$netdev" ;;
+	rxe,iwarp)
+		(($#)) && step "siw's netdev" "$@" >/dev/null
+		[[ -e /sys/class/net/$siw_netdev ]] || die "no network device $siw_netdev for siw"
+		step "siw's netdev address" ip addr add "$IWARP_ADDR/$RXE_PREFIX" dev "$siw_netdev" >/dev/null
+		step "siw's netdev up" ip link set "$siw_netdev" up >/dev/null
+		add_siw "$siw_netdev"
+		;;
+	esac
+	export RPMA_TEST_ADDR=$RXE_ADDR RPMA_TEST_TRANSPORT=$TRANSPORT
+	[[ $TRANSPORT == *iwarp* ]] && export RPMA_TEST_IWARP_ADDR=$IWARP_ADDR
+	note "$(rdma_summary)"
+}
+
+add_siw() { # NETDEV
+	[[ -d /sys/module/siw ]] || die "--transport iwarp: the siw module is not loaded (not in the initramfs?)"
+	step "siw device" rdma link add "$SIW_DEV" type siw netdev "$1" >/dev/null
+}
+
+rdma_summary() {
+	local s="$RXE_DEV (RoCE) on $RXE_ADDR"
+	case $TRANSPORT in
+	iwarp) s="$SIW_DEV (iWARP) on $RXE_ADDR" ;;
+	rxe,iwarp) s+=", $SIW_DEV (iWARP) on $IWARP_ADDR (RPMA_TEST_IWARP_ADDR)" ;;
+	esac
+	((NODES > 1)) && s="node$NODE: $s"
+	echo "$s, RPMA_TEST_ADDR=$RXE_ADDR"
+}
+
+setup_local() {
 	step "loopback up" ip link set lo up >/dev/null
 	step "dummy netdev" ip link add "$RXE_NETDEV" type dummy >/dev/null
 	step "dummy netdev address" ip addr add "$RXE_ADDR/$RXE_PREFIX" dev "$RXE_NETDEV" >/dev/null
 	step "dummy netdev up" ip link set "$RXE_NETDEV" up >/dev/null
-	step "rxe device" rdma link add "$RXE_DEV" type rxe netdev "$RXE_NETDEV" >/dev/null
-	note "$RXE_DEV on $RXE_NETDEV, RPMA_TEST_ADDR=$RXE_ADDR"
-	export RPMA_TEST_ADDR=$RXE_ADDR
+	setup_rdma "$RXE_NETDEV" siwnet0 ip link add siwnet0 type dummy
 }
 
 # --nodes: the run's network on the virtio NIC, rxe on it, the node names.
@@ -73,7 +112,7 @@ setup_network() {
 	step "loopback up" ip link set lo up >/dev/null
 	step "$NIC address" ip addr add "$RXE_ADDR/$RXE_PREFIX" dev "$NIC" >/dev/null
 	step "$NIC up" ip link set "$NIC" up >/dev/null
-	step "rxe device" rdma link add "$RXE_DEV" type rxe netdev "$NIC" >/dev/null
+	setup_rdma "$NIC" "$SIW_NIC"
 	hostname "node$NODE"
 	{
 		echo "127.0.0.1 localhost"
@@ -81,8 +120,7 @@ setup_network() {
 			echo "${h#*=} ${h%%=*}"
 		done
 	} >/etc/hosts
-	note "node$NODE: $RXE_DEV on $NIC, $RXE_ADDR (of: $NODE_HOSTS)"
-	export RPMA_TEST_ADDR=$RXE_ADDR
+	note "node$NODE: of $NODE_HOSTS"
 }
 
 # --nodes: dropbear with the run's host key, and an ssh client set up to
@@ -123,7 +161,7 @@ EOF
 # `ssh nodeI '. /etc/softroce-vm.env; ...'`.
 write_node_env() {
 	local v
-	for v in RPMA_TEST_ADDR RPMA_TEST_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
+	for v in RPMA_TEST_ADDR RPMA_TEST_IWARP_ADDR RPMA_TEST_TRANSPORT RPMA_TEST_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
 		SOFTROCE_VM_NODE SOFTROCE_VM_NODES; do
 		[[ -n ${!v:-} ]] && echo "export $v=${!v}"
 	done >"$NODE_ENV"
@@ -191,13 +229,13 @@ main() {
 	local rc CMD=()
 	# shellcheck disable=SC1091 # written by the host at run time
 	source "$RUN/config" || die "cannot read $RUN/config"
-	NODE=${NODE:-0} NODES=${NODES:-1}
+	NODE=${NODE:-0} NODES=${NODES:-1} TRANSPORT=${TRANSPORT:-rxe}
 	if ((NODES > 1)); then
 		setup_network
 		setup_ssh
 		export SOFTROCE_VM_NODE=$NODE SOFTROCE_VM_NODES=$NODES
 	else
-		setup_rxe
+		setup_local
 	fi
 	[[ $PMEM == 1 ]] && setup_pmem
 	export SOFTROCE_VM=1

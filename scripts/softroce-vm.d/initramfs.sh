@@ -7,7 +7,7 @@
 # changes (its stamp).  Sourced by scripts/softroce-vm.
 
 # Bump when the initramfs layout changes, to force a rebuild.
-INITRAMFS_FORMAT=1
+INITRAMFS_FORMAT=2
 
 # Kernel modules put into the initramfs, loaded in this order (after their
 # dependencies from modules.dep).  A leading '?' marks a module that may be
@@ -20,9 +20,11 @@ MODULES_BASE=(
 	dummy
 	'?virtio_net' # --nodes: the NIC on the run's network
 	rdma_rxe ib_uverbs rdma_ucm
+	'?crc32c_generic' '?crc32c-intel' '?libcrc32c' # ext4 checksums, siw's CRC
 )
+# siw.ko is there only once --transport iwarp built it (siw.sh)
+MODULES_IWARP=('?siw')
 MODULES_PMEM=(
-	'?crc32c_generic' '?crc32c-intel' '?libcrc32c' # ext4 checksums
 	nfit nd_pmem dax_pmem device_dax
 	ext4
 )
@@ -37,6 +39,8 @@ initramfs_stamp() { # V
 		echo "format $INITRAMFS_FORMAT kver $KVER"
 		echo "base ${MODULES_BASE[*]}"
 		echo "pmem ${MODULES_PMEM[*]}"
+		echo "iwarp ${MODULES_IWARP[*]}"
+		stat -c '%s %Y' "$(siw_ko "$1")" 2>/dev/null || true
 		sha256sum "$PARTS/init" 2>/dev/null || true
 		stat -L -c '%s %Y' "$busybox" 2>/dev/null || true
 	} | sha256sum | cut -d' ' -f1
@@ -86,12 +90,14 @@ copy_module() { # MD REL DEST
 }
 
 # The modules and their dependencies into STAGING/lib/modules, their load
-# order into STAGING/modules/{base,pmem}.list (read by /init).
+# order into STAGING/modules/{base,pmem,iwarp}.list (read by /init).
 stage_modules() { # MD STAGING
 	local md=$1 st=$2 order group rel base
-	order=$("$TOOL" modules "$md" --group base "${MODULES_BASE[@]}" --group pmem "${MODULES_PMEM[@]}") || exit
+	order=$("$TOOL" modules "$md" --group base "${MODULES_BASE[@]}" --group pmem "${MODULES_PMEM[@]}" \
+		--group iwarp "${MODULES_IWARP[@]}") || exit
 	: >"$st/modules/base.list"
 	: >"$st/modules/pmem.list"
+	: >"$st/modules/iwarp.list"
 	while read -r group rel; do
 		[[ -n $rel ]] || continue
 		copy_module "$md" "$rel" "$st/lib/modules"
@@ -129,6 +135,6 @@ build_initramfs() { # V
 }
 
 mod_summary() { # DIR -- the module load order, from the image itself
-	cpio -i --to-stdout --quiet modules/base.list modules/pmem.list <"$1/initramfs.img" |
+	cpio -i --to-stdout --quiet modules/base.list modules/pmem.list modules/iwarp.list <"$1/initramfs.img" |
 		tr '\n' ' '
 }

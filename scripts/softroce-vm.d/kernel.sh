@@ -149,6 +149,13 @@ cmd_setup() { # the OPT_* of tool.py parse
 	ensure_qemu
 	[[ ! -s $CACHE/qemu.none ]] || warn "qemu: $(<"$CACHE/qemu.none"): the system's QEMU will run the guest"
 	setup_kernel "$OPT_KERNEL" "$OPT_REFRESH"
+	if [[ $OPT_TRANSPORT == *iwarp* ]]; then
+		load_kernel_env "$OPT_KERNEL"
+		ensure_siw "$OPT_KERNEL"
+		take_lock
+		ensure_initramfs "$OPT_KERNEL"
+		release_lock
+	fi
 	if [[ $OPT_KERNEL == "$DEFAULT_KERNEL" ]]; then
 		note "ready: scripts/$PROG run -- COMMAND"
 	else

@@ -70,6 +70,12 @@ run_kernel() { # V
 		setup_kernel "$1" 0
 		load_kernel_env "$1"
 	fi
+	if [[ $OPT_TRANSPORT == *iwarp* ]]; then
+		ensure_siw "$1"
+		take_lock
+		ensure_initramfs "$1" # (now with siw.ko)
+		release_lock
+	fi
 }
 
 run_accel() { # V
@@ -87,6 +93,18 @@ run_accel() { # V
 # Node I's address: node 0 has RXE_ADDR, the next ones the addresses after it.
 node_addr() { # I
 	echo "${RXE_ADDR%.*}.$((${RXE_ADDR##*.} + $1))"
+}
+
+# --transport rxe,iwarp: node I's siw address, on a subnet of its own (RXE_ADDR's
+# third byte + 1); with iwarp alone siw has node_addr's.
+iwarp_addr() { # I
+	if [[ $OPT_TRANSPORT == iwarp ]]; then
+		node_addr "$1"
+		return
+	fi
+	local a b c d
+	IFS=. read -r a b c d <<<"$(node_addr "$1")"
+	echo "$a.$b.$((c + 1)).$d"
 }
 
 # Node I's folder in the run directory (its 9p tag softroce-run): node 0's is
@@ -125,6 +143,8 @@ write_run_files() { # I
 		echo "PMEM_DEVDAX_MIB=$((OPT_PMEM_MIB / 2))"
 		echo "RXE_ADDR=$(node_addr "$1")"
 		echo "RXE_PREFIX=$RXE_PREFIX"
+		echo "TRANSPORT=$OPT_TRANSPORT"
+		echo "IWARP_ADDR=$(iwarp_addr "$1")"
 		echo "QUIET=$QUIET"
 		echo "ACCEL=$ACCEL_NAME"
 		echo "NODE=$1"
@@ -171,7 +191,8 @@ start_run_dir() {
 
 # One virtual L2 network for all the nodes: QEMU's socket netdev on a
 # multicast group of the host's loopback (no switch process, no root, no
-# host interface), a group and port of this run's own.
+# host interface), a group and port of this run's own (and the next port for
+# siw's network with --transport rxe,iwarp).
 pick_network() {
 	NET_GROUP=230.77.$((RANDOM % 256)).$((RANDOM % 255 + 1))
 	NET_PORT=$((20000 + RANDOM % 30000))
@@ -186,6 +207,12 @@ qemu_args() { # V I
 		net_args=(
 			-netdev "socket,id=net0,mcast=$NET_GROUP:$NET_PORT,localaddr=127.0.0.1"
 			-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf '%02x' "$(($2 + 1))")"
+		)
+		# --transport rxe,iwarp: siw's NIC, eth1, on a network of its own (an upper
+		# device of eth0 would put siw's address into rxe's GID table as well)
+		[[ $OPT_TRANSPORT != rxe,iwarp ]] || net_args+=(
+			-netdev "socket,id=net1,mcast=$NET_GROUP:$((NET_PORT + 1)),localaddr=127.0.0.1"
+			-device "virtio-net-pci,netdev=net1,mac=52:54:00:78:00:$(printf '%02x' "$(($2 + 1))")"
 		)
 	fi
 	if ((OPT_PMEM)); then

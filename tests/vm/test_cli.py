@@ -176,6 +176,18 @@ class TestRun(ParserCase):
                        "run", f"--nodes={bad}", "--", "true")
         self.fails("run: --nodes needs a value", "run", "--nodes")
 
+    def test_transport(self):
+        self.assertEqual(self.parse("run", "--", "true")["OPT_TRANSPORT"], "rxe")
+        self.assertEqual(self.parse("setup")["OPT_TRANSPORT"], "rxe")
+        for given, want in (("iwarp", "iwarp"), ("rxe", "rxe"), ("rxe,iwarp", "rxe,iwarp"),
+                            ("iwarp,rxe", "rxe,iwarp"), ("iwarp,iwarp", "iwarp")):
+            self.assertEqual(self.parse("run", "--transport", given, "--", "true")["OPT_TRANSPORT"], want)
+            self.assertEqual(self.parse("setup", f"--transport={given}")["OPT_TRANSPORT"], want)
+        for bad in ("", "roce", "rxe,", "rxe iwarp", "IWARP"):
+            self.fails(f"--transport: '{bad}' is not rxe, iwarp or rxe,iwarp",
+                       "run", f"--transport={bad}", "--", "true")
+        self.fails("run: --transport needs a value", "run", "--transport")
+
     def test_checks_in_order(self):
         self.fails("unknown kernel '5' (use one of: 6.1 6.12)", "run", "--cpus", "0", "--kernel", "5", "--", "t")
         self.fails("--cpus: '0' is not a positive number", "run", "--mem", "1", "--cpus", "0", "--", "t")

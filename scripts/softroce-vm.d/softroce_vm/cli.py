@@ -148,6 +148,18 @@ def guest_cwd(cwd, share):
 
 def finish_setup(values, settings):
     need_kernel(values["OPT_KERNEL"])
+    need_transport(values)
+
+
+TRANSPORTS = ("rxe", "iwarp")
+
+
+def need_transport(values):
+    """--transport: rxe, iwarp or both, in either order -> "rxe", "iwarp" or "rxe,iwarp"."""
+    names = values["OPT_TRANSPORT"].split(",")
+    if any(n not in TRANSPORTS for n in names):
+        raise UsageError(f"--transport: '{values['OPT_TRANSPORT']}' is not rxe, iwarp or rxe,iwarp")
+    values["OPT_TRANSPORT"] = ",".join(t for t in TRANSPORTS if t in names)
 
 
 def finish_clean(values, settings):
@@ -170,6 +182,7 @@ def finish_run(values, settings):
         raise UsageError(f"run: no COMMAND given (usage: scripts/{PROG} run [OPTIONS] -- COMMAND...)")
     need_kernel(values["OPT_KERNEL"])
     need_nodes(values)
+    need_transport(values)
     need_uint(values, "OPT_CPUS", 1, "--cpus: '{}' is not a positive number")
     need_uint(values, "OPT_MEM", 256, "--mem: '{}' is not a number of MiB >= 256")
     need_uint(values, "OPT_TIMEOUT", 0, "--timeout: '{}' is not a number of seconds")
@@ -182,16 +195,18 @@ def finish_run(values, settings):
 
 
 KERNEL_OPT = Opt(("--kernel",), "OPT_KERNEL")
+TRANSPORT_OPT = Opt(("--transport",), "OPT_TRANSPORT")
 
 COMMANDS = {
     "setup": Spec(
-        opts=(KERNEL_OPT, Opt(("--refresh",), "OPT_REFRESH", value=False)),
-        defaults={"OPT_KERNEL": DEFAULT_KERNEL, "OPT_REFRESH": "0"},
+        opts=(KERNEL_OPT, TRANSPORT_OPT, Opt(("--refresh",), "OPT_REFRESH", value=False)),
+        defaults={"OPT_KERNEL": DEFAULT_KERNEL, "OPT_REFRESH": "0", "OPT_TRANSPORT": "rxe"},
         finish=finish_setup,
     ),
     "run": Spec(
         opts=(
             KERNEL_OPT,
+            TRANSPORT_OPT,
             Opt(("--nodes",), "OPT_NODES"),
             Opt(("--cpus",), "OPT_CPUS"),
             Opt(("--mem",), "OPT_MEM"),
@@ -205,7 +220,7 @@ COMMANDS = {
             Opt(("-q", "--quiet"), "QUIET", value=False),
         ),
         defaults={
-            "OPT_KERNEL": DEFAULT_KERNEL, "OPT_NODES": "1", "OPT_CPUS": None, "OPT_MEM": "2048",
+            "OPT_KERNEL": DEFAULT_KERNEL, "OPT_TRANSPORT": "rxe", "OPT_NODES": "1", "OPT_CPUS": None, "OPT_MEM": "2048",
             "OPT_TIMEOUT": "600", "OPT_PMEM_MIB": "512", "OPT_ENVS": [],
             "OPT_SHARE": "", "OPT_LOG": "", "OPT_PMEM": "0", "OPT_KEEP": "0",
             "QUIET": "0", "OPT_COMMAND": [],

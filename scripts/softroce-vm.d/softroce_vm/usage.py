@@ -44,7 +44,7 @@ Run `scripts/{PROG} COMMAND --help` for a command's options; see docs/softroce-v
 
 def setup_text(s):
     return f"""\
-Usage: scripts/{PROG} setup [--kernel 6.1|6.12] [--refresh]
+Usage: scripts/{PROG} setup [--kernel 6.1|6.12] [--transport iwarp] [--refresh]
 
 Download Debian's kernel package (apt-get download + dpkg -x, never installed
 on the host) into the cache and build the guest's initramfs.  With the cache
@@ -53,6 +53,11 @@ already in place this is quick and needs no network.
 Options:
   --kernel V   6.1 (bookworm, default) or 6.12 (bookworm-backports; needs the
                backports apt source: sudo scripts/deps.sh vm)
+  --transport iwarp
+               also build Soft-iWARP (siw.ko) for the kernel, as the first
+               `run --transport iwarp` would: Debian does not build it; it is
+               built from Debian's linux-source and linux-headers packages of
+               the kernel's exact version (unpacked into the cache, ~30 s)
   --refresh    ask apt for the newest kernel package and fetch it if it
                differs from the cached one (needs an up-to-date apt index)
   -h, --help   show this help
@@ -64,7 +69,7 @@ def run_text(s):
     return f"""\
 Usage: scripts/{PROG} run [OPTIONS] -- COMMAND [ARG...]
 
-Boot the VM, set up Soft-RoCE and run COMMAND as root inside it.  Exits with
+Boot the VM, set up Soft-RoCE (or Soft-iWARP) and run COMMAND as root inside it.  Exits with
 COMMAND's exit status; 124 if --timeout hit; 125 if the guest stopped before
 COMMAND finished; 2 for a usage or setup error.  If the kernel is not in the
 cache yet, `setup --kernel V` runs first.
@@ -89,6 +94,11 @@ get the same variables (/etc/softroce-vm.env).  Every node has --pmem's devices.
 
 Options:
   --kernel V        guest kernel: 6.1 (default) or 6.12
+  --transport T     the RDMA device(s): rxe (Soft-RoCE, default), iwarp
+                    (Soft-iWARP: siw0 instead of rxe0, on the same address), or
+                    rxe,iwarp (both: siw0 on a netdev of its own -- a dummy, or
+                    with --nodes a second NIC, eth1, on a network of its own -- at {s.rxe_addr.rsplit('.', 2)[0]}.{int(s.rxe_addr.split('.')[2]) + 1}.(1+I),
+                    in RPMA_TEST_IWARP_ADDR); RPMA_TEST_TRANSPORT says which
   --nodes N         guests on one network, 1 to 4 (default 1); see above
   --cpus N          virtual CPUs of each guest (default 2; 1 with --nodes)
   --mem MiB         RAM of each guest (default 2048)
