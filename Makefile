@@ -188,6 +188,9 @@ test-unit: $(UNIT_BINS) $(BUILD)/compile/api_c99
 E2E_KERNELS ?= 6.1 6.12
 # the whole boot, all suites (~35 min under TCG on 6.1); each step has its own shorter timeout
 E2E_TIMEOUT ?= 3600
+# rxe and Soft-iWARP (siw, built for the guest's kernel on first use) in every e2e boot:
+# tests/e2e/iwarp.sh runs on siw's address
+E2E_TRANSPORT ?= rxe,iwarp
 VM := scripts/softroce-vm
 # one VM at a time on a small machine: the targets that boot one outside make test
 # wait for each other on this lock
@@ -199,12 +202,18 @@ e2e-build: all examples
 test-e2e: e2e-build
 	@for k in $(E2E_KERNELS); do \
 		echo "== e2e on kernel $$k =="; \
-		$(VM) run --kernel $$k --pmem --timeout $(E2E_TIMEOUT) -q -- tests/e2e/run.sh || exit 1; \
+		$(VM) run --kernel $$k --transport $(E2E_TRANSPORT) --pmem --timeout $(E2E_TIMEOUT) -q \
+			-- tests/e2e/run.sh || exit 1; \
 	done
 
 # one kernel's boot (make test-e2e-6.12); builds what test-e2e builds
 test-e2e-%: e2e-build
-	$(VM) run --kernel $* --pmem --timeout $(E2E_TIMEOUT) -q -- tests/e2e/run.sh
+	$(VM) run --kernel $* --transport $(E2E_TRANSPORT) --pmem --timeout $(E2E_TIMEOUT) -q \
+		-- tests/e2e/run.sh
+
+# The iWARP suite alone (make test runs it in e2e-6.1's boot): Soft-iWARP beside Soft-RoCE
+test-iwarp: e2e-build
+	$(VM) run --transport rxe,iwarp --pmem --timeout 900 -q -- tests/e2e/iwarp.sh
 
 # Unit tests also under ASan+UBSan, and the coverage gate (>= COVERAGE_MIN % of lines).
 test-unit-san:
@@ -319,5 +328,5 @@ include engines/engines.mk
 include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
-.PHONY: all examples engines e2e-build test check test-budget test-vm-smoke test-unit test-unit-san test-e2e test-doc-claims coverage install install-lib \
+.PHONY: all examples engines e2e-build test check test-budget test-vm-smoke test-unit test-unit-san test-e2e test-iwarp test-doc-claims coverage install install-lib \
 	install-engines clean

@@ -28,6 +28,7 @@ Test
   make test-e2e-6.1     the end-to-end suites in the Soft-RoCE VM on kernel 6.1 (or 6.12)
   make test-vm-smoke    the short VM run of make check alone
   make test-multinode   the suites across three guests
+  make test-iwarp       the library, examples, engines and the peer over Soft-iWARP (siw)
   make test-matrix-vm   the matrix pipeline in the VM; make test-matrix: its report, on the host
   make test-interop / test-faults / test-native: the peer, fault injection, native FLUSH
 

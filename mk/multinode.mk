@@ -5,11 +5,13 @@
 #                         the controller, node1 the servers (over ssh), node2 a second
 #                         client host: the examples and both engines across the network
 #                         with fio's verify, run_matrix.sh --server and --clients, Ctrl-C,
-#                         the server's link taken down mid-run (~11 min under TCG)
+#                         the server's link taken down mid-run; both engines over
+#                         Soft-iWARP across two guests (siw on each guest's eth1)
 
 MULTINODE_TIMEOUT ?= 1200
 
 test-multinode: e2e-build
-	flock $(VM_LOCK) $(VM) run --nodes 3 --pmem --timeout $(MULTINODE_TIMEOUT) -q -- tests/multinode/run.sh
+	flock $(VM_LOCK) $(VM) run --nodes 3 --transport rxe,iwarp --pmem --timeout $(MULTINODE_TIMEOUT) \
+		-q -- tests/multinode/run.sh
 
 .PHONY: test-multinode

@@ -22,9 +22,10 @@ export E2E_RESULTS=build/e2e-results/multinode.tsv
 export E2E_NAME_PREFIX=multinode-
 . tests/e2e/lib.sh
 
-# bytes this node's NIC sent so far: what proves that a test went over the network
+# bytes this node's NIC (VERIFIED_NIC, else eth0) sent so far: what proves that a test
+# went over the network
 nic_tx_bytes() {
-	cat /sys/class/net/eth0/statistics/tx_bytes
+	cat "/sys/class/net/${VERIFIED_NIC:-eth0}/statistics/tx_bytes"
 }
 
 # verified_run NAME METHOD NODE SIZE 'SERVER_VARS' CLIENT_ARGS...
@@ -37,7 +38,7 @@ verified_run() {
 	local name=$1 m=$2 node=$3 size=$4 svars=$5 status=0 addr tx0 sent bytes
 	shift 5
 	e2e_wanted "$name" || return 0
-	addr=$(node_addr "$node")
+	addr=${VERIFIED_ADDR:-$(node_addr "$node")} # (VERIFIED_ADDR: another of its addresses)
 	bytes=$(numfmt --from=iec "${size^^}")
 	local E2E_SERVER_HOST=$node
 	[ "$node" != "$(hostname)" ] || { E2E_SERVER_HOST=; bytes=0; }
@@ -66,7 +67,7 @@ verified_run() {
 		status=1
 	fi
 	if [ "$status" -eq 0 ] && [ "$sent" -lt "$bytes" ]; then
-		echo "  eth0 sent $sent bytes, less than the $bytes written: not over the network" >>"$E2E_DIR/why"
+		echo "  ${VERIFIED_NIC:-eth0} sent $sent bytes, less than the $bytes written: not over the network" >>"$E2E_DIR/why"
 		status=1
 	fi
 	e2e_result "$name" "$status"
