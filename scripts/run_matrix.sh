@@ -24,7 +24,7 @@ SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
 CLIENTS_ARG='' CLIENT_HOSTS=()
 SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
 RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
-DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL=
+DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL='' VM_TRANSPORT=''
 NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
 IMPLS=ours COSTS=1 INSTRUCTIONS=0
 PEER_FIO=build/peer/fio
@@ -100,6 +100,9 @@ Where:
                        and latency vs client hosts x jobs. Needs --server; no cost runs
   --rdma-dev DEV       the RDMA device for perftest (default: its first)
   --vm-kernel V        the Soft-RoCE VM's kernel: 6.1 (default) or 6.12
+  --transport T        the VM's RDMA device: roce (Soft-RoCE, default) or iwarp
+                       (Soft-iWARP, built for the guest's kernel on first use); with
+                       an RNIC its own transport is used, and the report names it
   --port N             first TCP port used (default $PORT_BASE; one per run)
 
 Server memory:
@@ -150,6 +153,7 @@ parse_args() {
 		--clients) need_value "$@"; CLIENTS_ARG=$2; shift ;;
 		--rdma-dev) need_value "$@"; RDMA_DEV=$2; shift ;;
 		--vm-kernel) need_value "$@"; VM_KERNEL=$2; shift ;;
+		--transport) need_value "$@"; VM_TRANSPORT=$2; shift ;;
 		--port) need_value "$@"; PORT_BASE=$2; shift ;;
 		--mem) need_value "$@"; SERVER_MEM=$2; shift ;;
 		--mem-size) need_value "$@"; SERVER_SIZE=$2; shift ;;
@@ -188,6 +192,7 @@ parse_args() {
 	fi
 	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
 	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
+	case $VM_TRANSPORT in ''|roce|iwarp) ;; *) die "--transport: '$VM_TRANSPORT' is neither roce nor iwarp" ;; esac
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
 	check_local_mem
 	[ -z "$CLIENTS_ARG" ] || parse_clients
@@ -430,6 +435,8 @@ run_in_vm() {
 	fi
 	[ -z "$VM_KERNEL" ] || vm_args+=(--kernel "$VM_KERNEL")
 	[ "$VM_PMEM" = 0 ] || vm_args+=(--pmem)
+	# (Soft-iWARP counts registrations against the locked-memory limit, also root's)
+	[ "$VM_TRANSPORT" != iwarp ] || vm_args+=(--transport iwarp --env RPMA_FIO_MEMLOCK=unlimited)
 	mkdir -p "$OUT" "$dest"
 	local status=0
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
@@ -518,6 +525,7 @@ main() {
 	fi
 	if [ "$IN_VM" = 1 ]; then
 		SERVER_IP=${RPMA_TEST_ADDR:?not inside the Soft-RoCE VM}
+		[ "${RPMA_FIO_MEMLOCK:-}" != unlimited ] || ulimit -l unlimited
 		measure
 		return
 	fi
@@ -530,6 +538,8 @@ main() {
 		has_rdma_device || { run_in_vm; return; }
 		die "this machine has an RDMA device: give its address with --server-ip"
 	fi
+	[ -z "$VM_TRANSPORT" ] || die "--transport picks the VM's device: with an RNIC (--server," \
+		"--server-ip) its own transport is used, and the report names it"
 	mkdir -p "$OUT"
 	[ ${#CLIENT_HOSTS[@]} = 0 ] || start_fio_daemons
 	measure

@@ -400,14 +400,28 @@ run_perftest() {
 	fi
 }
 
+# An RDMA device's transport, as its sysfs says: an RNIC is iWARP; a CA is InfiniBand
+# or, on an Ethernet link layer, RoCE.
+device_transport() { # /sys/class/infiniband/DEV
+	local node_type link_layer
+	node_type=$(cat "$1/node_type" 2>/dev/null)
+	link_layer=$(cat "$1/ports/1/link_layer" 2>/dev/null)
+	case $node_type in
+	*RNIC*) echo iWARP ;;
+	*CA*) [ "$link_layer" = Ethernet ] && echo RoCE || echo "${link_layer:-?}" ;;
+	*) echo '?' ;;
+	esac
+}
+
 # The environment of the measurement, as JSON (python3 does the quoting).
 capture_env() {
-	local dev fw="" link="" rate="" devs=""
+	local dev fw="" link="" rate="" devs="" transport=""
 	for dev in /sys/class/infiniband/*; do
 		[ -e "$dev" ] || continue
 		devs+="${dev##*/} "
 		fw+="${dev##*/}=$(cat "$dev/fw_ver" 2>/dev/null || echo '?') "
 		link+="${dev##*/}=$(cat "$dev"/ports/1/link_layer 2>/dev/null || echo '?') "
+		transport+="${dev##*/}=$(device_transport "$dev") "
 		rate+="${dev##*/}=$(cat "$dev"/ports/1/rate 2>/dev/null || echo '?') "
 	done
 	local remote_kernel="" remote_cpu=""
@@ -426,6 +440,7 @@ print(json.dumps({
     "cpus": "$(nproc)",
     "rdma devices": "${devs% }",
     "firmware": "${fw% }",
+    "transport": "${transport% }",
     "link layer": "${link% }",
     "link rate": "${rate% }",
     "server host": "${SSH_HOST:-local}",

@@ -280,6 +280,10 @@ main() {
 	check "CLI: bad size named" cli_fails_with "'4q' is not a size" --lat-bs 4q --dry-run
 	check "CLI: compare needs two folders" cli_fails_with "compare needs two result folders" compare x
 	check "CLI: --dry-run counts the plan" dry_run_counts
+	check "CLI: bad --transport named" cli_fails_with "--transport: 'roce2' is neither roce nor iwarp" \
+		--transport roce2 --dry-run
+	check "CLI: --transport refused with an RNIC's address" cli_fails_with \
+		"--transport picks the VM's device" --transport iwarp --server-ip 192.0.2.1 --out "$WORK/t1"
 	sweep_checks
 	cp -r "$HERE/fixtures/clients" "$WORK/"
 	check "clients: build (fio's client/server JSON)" python3 "$MATRIX" build "$WORK/clients"
