@@ -193,6 +193,8 @@ parse_args() {
 	[[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] || die "--mem-size: '$SERVER_SIZE' is not a size like 64m"
 	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
 	case $VM_TRANSPORT in ''|roce|iwarp) ;; *) die "--transport: '$VM_TRANSPORT' is neither roce nor iwarp" ;; esac
+	[ -z "$VM_TRANSPORT" ] || [ -z "$SERVER_IP$SSH_HOST" ] || die "--transport picks the VM's device:" \
+		"with an RNIC (--server, --server-ip) its own transport is used, and the report names it"
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
 	check_local_mem
 	[ -z "$CLIENTS_ARG" ] || parse_clients
@@ -538,8 +540,6 @@ main() {
 		has_rdma_device || { run_in_vm; return; }
 		die "this machine has an RDMA device: give its address with --server-ip"
 	fi
-	[ -z "$VM_TRANSPORT" ] || die "--transport picks the VM's device: with an RNIC (--server," \
-		"--server-ip) its own transport is used, and the report names it"
 	mkdir -p "$OUT"
 	[ ${#CLIENT_HOSTS[@]} = 0 ] || start_fio_daemons
 	measure

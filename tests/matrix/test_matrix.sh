@@ -283,7 +283,7 @@ main() {
 	check "CLI: bad --transport named" cli_fails_with "--transport: 'roce2' is neither roce nor iwarp" \
 		--transport roce2 --dry-run
 	check "CLI: --transport refused with an RNIC's address" cli_fails_with \
-		"--transport picks the VM's device" --transport iwarp --server-ip 192.0.2.1 --out "$WORK/t1"
+		"--transport picks the VM's device" --transport iwarp --server-ip 192.0.2.1 --dry-run
 	sweep_checks
 	cp -r "$HERE/fixtures/clients" "$WORK/"
 	check "clients: build (fio's client/server JSON)" python3 "$MATRIX" build "$WORK/clients"
