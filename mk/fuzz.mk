@@ -1,7 +1,7 @@
 # mk/fuzz.mk -- libFuzzer targets for every decoder of peer-supplied bytes (tests/fuzz/).
 #
 #   make fuzz [FUZZ_SECONDS=60]   build, then run each target FUZZ_SECONDS seconds
-#   make fuzz-brief               the same, 5 s each (make test: a smoke run; make fuzz finds bugs)
+#   make fuzz-brief               the same, 3 s each (make test: a smoke run; make fuzz finds bugs)
 #   make fuzz-build               build only: build/fuzz/<target>
 #
 # Needs clang with libFuzzer (Debian: clang-14 and libclang-rt-14-dev). A crash, a
@@ -115,6 +115,6 @@ fuzz: fuzz-build
 	@tests/fuzz/run.sh --seconds $(FUZZ_SECONDS) --bin-dir $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 fuzz-brief: fuzz-build
-	@tests/fuzz/run.sh --seconds 5 --bin-dir $(FUZZ_DIR) $(FUZZ_TARGETS)
+	@tests/fuzz/run.sh --seconds 3 --bin-dir $(FUZZ_DIR) $(FUZZ_TARGETS)
 
 .PHONY: fuzz fuzz-brief fuzz-build fuzz-protobuf-c-version

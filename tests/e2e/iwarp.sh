@@ -18,7 +18,7 @@
 #     writes mixed: iWARP completes a SEND before the reads posted ahead of it,
 #     which GPSPM's ordering must not rely on), a client started before its
 #     server (iWARP refuses the TCP connection at once: the client retries), and
-#     the peer (fio 3.33's engines over upstream librpma) both ways and drop-in.
+#     the peer (fio 3.33's engines over upstream librpma) both ways.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
@@ -94,9 +94,13 @@ status=0
 # every other example over siw
 RPMA_TEST_ADDR=$A E2E_PORT=8200 E2E_ONLY='^(connection|write-flush-read-.*|atomic-write-.*|messages|receive-cq|srq|multiple-connections|reject|peer-gone-.*|multithreaded)$' \
 	tests/e2e/examples.sh || status=1
-# both engines' DRAM workloads with fio's verify, a lane each
-RPMA_TEST_ADDR=$A E2E_ONLY='^(apm|gpspm)-(dram-workloads|devdax-verify-randwrite-16k-qd8|client-starts-first)$' E2E_PORT=8400 tests/e2e/engines.sh || status=1
-# the peer, both ways and drop-in
-RPMA_TEST_ADDR=$A INTEROP_ONLY='qd16-batch16-(dram|tmpfs)' tests/e2e/interop.sh || status=1
+# both engines' DRAM workloads that mix reads and writes, batch, sleep on the channel or
+# verify (fio's verify: sync, batched, channel), a lane each; a client started first
+RPMA_TEST_ADDR=$A E2E_ONLY='^(apm|gpspm)-(dram-workloads|client-starts-first)$' E2E_PORT=8400 \
+	E2E_SECTIONS='^(rw-4k-sync|rw-64k-qd8-batch4|randwrite-4k-qd16-batch16|randread-4k-qd16-batch8|verify-.*)$' \
+	tests/e2e/engines.sh || status=1
+# the peer, both ways: its client against our server, ours against its server
+RPMA_TEST_ADDR=$A INTEROP_ONLY='qd16-batch16-dram-(ours-client-theirs-server|theirs-client-ours-server)$' \
+	tests/e2e/interop.sh || status=1
 e2e_summary || status=1
 exit "$status"

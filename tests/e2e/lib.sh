@@ -378,13 +378,21 @@ e2e_summary() {
 # Each test is a stonewalled section of a job file written here (jobs/client.inc,
 # then the test's fio OPTIONs, e.g. rw=randwrite bs=64k sync=0 iodepth=8); the
 # server runs one job per section (NUMJOBS = the number of tests; section i uses
-# PORT + i). Each test passes when the client's JSON shows its section moved
+# PORT + i; E2E_SECTIONS=REGEX keeps only the tests it matches). Each test passes
+# when the client's JSON shows its section moved
 # bytes in the directions of CHECK (read, write, readwrite) with no error; both
 # processes must exit 0 and log no error.
 fio_group() {
 	local group=$1 svars=$2 status=0 n=0 spec words
 	shift 2
 	e2e_wanted "$METHOD-$group" || return 0
+	# E2E_SECTIONS=REGEX: only the tests whose name matches
+	local picked=()
+	for spec in "$@"; do
+		[[ ${spec%% *} =~ ${E2E_SECTIONS:-.} ]] && picked+=("$spec")
+	done
+	set -- "${picked[@]}"
+	[ $# -gt 0 ] || return 0
 	e2e_setup "$METHOD-$group" -- # (a folder and a port of its own)
 	local jobfile=$E2E_DIR/client.fio json=$E2E_DIR/client.json port=$E2E_PORT
 	printf '[global]\ninclude %s/jobs/client.inc\n' "$PWD" >"$jobfile"

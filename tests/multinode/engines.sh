@@ -8,8 +8,8 @@ cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/multinode/lib.sh
 . tests/multinode/lib.sh
 
-# (sync=1 across hosts: GPSPM's in tests/multinode/iwarp.sh; both methods' on one host in
-# tests/e2e/engines.sh)
+# (sync=1: in one guest, tests/e2e/engines.sh; across hosts, run_matrix.sh --clients's
+# sync points in tests/multinode/matrix.sh)
 for m in apm gpspm; do
 	verified_run "$m-verify-dram-write-64k-qd16-batch16" "$m" node1 8m '' --rw=write --bs=64k \
 		--iodepth=16 --iodepth_batch_submit=16
