@@ -3,9 +3,10 @@
 # client both under valgrind memcheck, over real Soft-RoCE, inside the VM:
 #   scripts/softroce-vm run -- tests/e2e/valgrind_engines.sh [--help]
 #
-# Per method: a 2-second randwrite (server and client under memcheck), then a
-# client SIGKILLed mid-run while its server runs under memcheck (the server job
-# must end cleanly, status 0, and release everything). valgrind exits 99 on an
+# Per method: a 2-second randwrite (server and client under memcheck); then a
+# client SIGKILLed mid-run while its GPSPM server runs under memcheck (the server
+# job must end cleanly, status 0, and release everything; the servers' code for a
+# lost client is shared, GPSPM adds its message buffers and slots). valgrind exits 99 on an
 # error or a definite/possible leak; tests/e2e/valgrind.supp hides rdma-core's
 # process-wide state only, tests/e2e/fio.supp one leak of fio's own option
 # parser (VALGRIND_ENGINES_SUPP may add more). (One method after the other: two
@@ -100,7 +101,8 @@ start=$SECONDS
 for m in apm gpspm; do
 	[ -f "build/librpma_$m.so" ] || { echo "$0: build/librpma_$m.so is missing: make engines" >&2; exit 1; }
 	fio_pair_vg "memcheck-$m-randwrite" "$m"
-	client_killed_vg "memcheck-$m-server-client-killed" "$m"
 done
+# (GPSPM's: the servers' shared code (engines/server) and GPSPM's own buffers and slots)
+client_killed_vg memcheck-gpspm-server-client-killed gpspm
 echo "valgrind engines: $((SECONDS - start)) s"
 e2e_summary
