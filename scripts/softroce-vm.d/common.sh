@@ -87,6 +87,20 @@ release_lock() {
 	LOCK_FD=
 }
 
+# apt-get download PACKAGE[=VERSION]... into DIR (never installed); apt's own
+# output is shown only when it fails.
+apt_download() { # DIR PACKAGE...
+	local dir=$1 apt_opts=(-q)
+	shift
+	# As root, apt's sandbox user could not write into our directory.
+	[[ $(id -u) == 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
+	(cd "$dir" && apt-get download "${apt_opts[@]}" "$@" >/dev/null 2>"$dir/apt.err") || {
+		cat "$dir/apt.err" >&2
+		die "apt-get download $* failed (try: sudo apt-get update)"
+	}
+	rm -f "$dir/apt.err"
+}
+
 kernel_dir() { # VERSION
 	echo "$CACHE/$1"
 }

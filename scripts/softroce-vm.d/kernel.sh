@@ -96,11 +96,8 @@ unpack_kernel() { # V PACKAGE VERSION DEPMOD
 
 # apt-get download PACKAGE into TMP and dpkg -x it into TMP/root.
 extract_deb() { # V PACKAGE TMP
-	local deb apt_opts=(-q)
-	# As root, apt's sandbox user could not write into our directory.
-	[[ $(id -u) == 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
-	(cd "$3" && apt-get download "${apt_opts[@]}" "$2" >/dev/null) ||
-		die "apt-get download $2 failed (try: sudo apt-get update)"
+	local deb
+	apt_download "$3" "$2"
 	deb=$(compgen -G "$3/*.deb" | head -n1) || die "apt-get download left no .deb in $3"
 	note "kernel $1: extracting $(basename "$deb")"
 	dpkg -x "$deb" "$3/root"

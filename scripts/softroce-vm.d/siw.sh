@@ -31,17 +31,6 @@ package_deps() { # PACKAGE VERSION PREFIX
 		}'
 }
 
-# Download PACKAGE=VERSION... into DIR.
-download_debs() { # DIR PACKAGE=VERSION...
-	local dir=$1 apt_opts=(-q)
-	shift
-	[[ $(id -u) == 0 ]] && apt_opts+=(-o APT::Sandbox::User=root)
-	(cd "$dir" && apt-get download "${apt_opts[@]}" "$@" >/dev/null 2>"$dir/apt.err") || {
-		cat "$dir/apt.err" >&2
-		die "apt-get download $* failed (try: sudo apt-get update)"
-	}
-}
-
 # Unpack the siw sources of linux-source-S.deb (in TMP) into TMP/siw.
 unpack_siw_source() { # TMP SERIES
 	local deb tarball=./usr/src/linux-source-$2.tar.xz
@@ -68,7 +57,7 @@ build_siw() { # V
 	tmp=$(mktemp -d "$CACHE/.siw.XXXXXX")
 	# shellcheck disable=SC2064
 	trap "rm -rf '$tmp'" EXIT
-	download_debs "$tmp" "$headers=$PKGVER" "$common=$PKGVER" "$kbuild=$PKGVER" "linux-source-$series=$PKGVER"
+	apt_download "$tmp" "$headers=$PKGVER" "$common=$PKGVER" "$kbuild=$PKGVER" "linux-source-$series=$PKGVER"
 	for deb in "$tmp/$headers"_*.deb "$tmp/$common"_*.deb "$tmp/$kbuild"_*.deb; do
 		dpkg -x "$deb" "$tmp/root"
 	done
