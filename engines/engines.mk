@@ -3,6 +3,8 @@
 #   make engines                 build/librpma_apm.so, build/librpma_gpspm.so
 #   make engines FIO_SRC=/path   build against another fio source tree
 #   make engines FIO=/opt/fio    ... for another fio binary
+#   make fio-versions            build/fio-VERSION/librpma_*.so for the fio of each
+#                                Debian release in FIO_RELEASES (scripts/fio_build.sh)
 #
 # fio loads an external engine with dlopen() and looks up the symbol `ioengine`
 # (struct ioengine_ops). The engines use fio's internal structures (thread_data,
@@ -31,6 +33,12 @@ FIO_VERSION := $(shell $(FIO) --version 2>/dev/null)
 FIO_SRC_DEFAULT := $(BUILD)/fio-src/$(or $(FIO_VERSION),fio-unknown)
 FIO_SRC ?= $(FIO_SRC_DEFAULT)
 FIO_CONFIG_H := $(FIO_SRC)/config-host.h
+# where the engines and everything built with fio's headers go: another fio, another
+# ENGINE_OUT (the fio-free objects, the library and the archive are shared)
+ENGINE_OUT ?= $(BUILD)
+# what this fio's engine API looks like (engines/fio/fio_api.sh; engines/fio/compat.h)
+FIO_API_DIR := $(ENGINE_OUT)/engines/fio-api
+FIO_API_H := $(FIO_API_DIR)/fio_api.h
 
 # the objects are rebuilt when the flags change (they are set in these two files; set
 # before gpspm.mk, whose generated object depends on them too)
@@ -41,9 +49,9 @@ ENGINE_FLAG_FILES := Makefile engines/engines.mk
 include engines/gpspm/gpspm.mk
 
 ENGINE_NAMES := $(patsubst engines/%.c,%,$(wildcard engines/librpma_*.c))
-ENGINE_SOS := $(ENGINE_NAMES:%=$(BUILD)/%.so)
+ENGINE_SOS := $(ENGINE_NAMES:%=$(ENGINE_OUT)/%.so)
 ENGINE_FIO_SRCS := $(sort $(wildcard engines/fio/*.c))
-ENGINE_FIO_OBJS := $(ENGINE_FIO_SRCS:engines/%.c=$(BUILD)/engines/%.o)
+ENGINE_FIO_OBJS := $(ENGINE_FIO_SRCS:engines/%.c=$(ENGINE_OUT)/engines/%.o)
 # the fio-free folders, whole (GPSPM's generated message code is gpspm.mk's)
 ENGINE_CORE_DIRS := engines/client engines/server engines/common engines/gpspm
 ENGINE_CORE_SRCS := $(sort $(wildcard $(ENGINE_CORE_DIRS:%=%/*.c)))
@@ -61,7 +69,8 @@ ENGINE_CORE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) $(HARDEN_C
 # of an engine uses these flags too: with LTO it generates the code (HARDEN_CFLAGS).
 ENGINE_CFLAGS := -std=gnu11 $(OPTFLAGS) $(LTOFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC \
 	-fvisibility=hidden -D_GNU_SOURCE -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
-	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -Ilibrpma/include -Iengines $(PROVIDER_CFLAGS)
+	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -I$(FIO_API_DIR) -Ilibrpma/include -Iengines \
+	$(PROVIDER_CFLAGS)
 
 # `$(FIO) --version` (fio-3.33) must be the tree's version (DEF_VER in FIO-VERSION-GEN,
 # or its `version` file in a release tarball)
@@ -116,8 +125,15 @@ $(FIO_CONFIG_H):
 engines-check-fio: $(FIO_CONFIG_H)
 	$(FIO_VERSION_CHECK)
 
-$(ENGINE_FIO_OBJS): $(BUILD)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
-		$(FIO_CONFIG_H) | engines-check-fio
+# probed every run, rewritten only when the answers (or FIO_SRC) change: a build dir
+# switched to another fio tree rebuilds engines/fio/
+$(FIO_API_H): $(FIO_CONFIG_H) engines/fio/fio_api.sh FORCE
+	@mkdir -p $(@D)
+	@engines/fio/fio_api.sh '$(FIO_SRC)' >$@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(ENGINE_FIO_OBJS): $(ENGINE_OUT)/engines/%.o: engines/%.c $(ENGINE_HDRS) $(ENGINE_FLAG_FILES) \
+		$(FIO_CONFIG_H) $(FIO_API_H) | engines-check-fio
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_CFLAGS) -c -o $@ $<
 
@@ -130,7 +146,7 @@ $(ENGINE_CORE_A): $(ENGINE_CORE_SRCS:engines/%.c=$(BUILD)/engines/%.o) $(BUILD)/
 	rm -f $@
 	ar rcs $@ $^
 
-$(ENGINE_SOS): $(BUILD)/%.so: $(BUILD)/engines/%.o $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
+$(ENGINE_SOS): $(ENGINE_OUT)/%.so: $(BUILD)/engines/%.o $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
 		$(BUILD)/librpma.a engines/fio/engine.map | engines-check-fio
 	$(CC) $(ENGINE_CFLAGS) $(HARDEN_LDFLAGS) -shared -o $@ $< $(ENGINE_FIO_OBJS) $(ENGINE_CORE_A) \
 		-Wl,--version-script=engines/fio/engine.map \
@@ -142,6 +158,25 @@ $(ENGINE_SOS): $(BUILD)/%.so: $(BUILD)/engines/%.o $(ENGINE_FIO_OBJS) $(ENGINE_C
 	@echo "engines: $@ built (fio $(FIO_VERSION), ioengine version $$(sed -n 's/^#define FIO_IOOPS_VERSION[^0-9]*\([0-9]*\).*/\1/p' $(FIO_SRC)/ioengines.h))"
 
 engines: $(ENGINE_SOS)
+
+# ---- the same engines for the fio of other Debian releases ----
+# scripts/fio_build.sh builds each release's fio privately (cached outside the clone);
+# each gets build/fio-VERSION/ with its engines and a link `fio` to the fio that loads
+# them. fio 3.38 and later have no librpma engines of their own: on Debian 13 and newer
+# ours are the only ones. trixie's fio 3.39 is not in the list: its source tarball is not
+# on the mirror this project is tested from (a 404), so nothing here could show it works.
+FIO_RELEASES ?= unstable
+FIO_VERSION_DIRS_FILE := $(BUILD)/fio-versions.txt
+
+fio-versions: $(BUILD)/librpma.a $(ENGINE_CORE_A) $(ENGINE_NAMES:%=$(BUILD)/engines/%.o)
+	@scripts/fio_build.sh $(FIO_RELEASES) >$(FIO_VERSION_DIRS_FILE).tmp
+	@while read -r release ver dir; do \
+		$(MAKE) --no-print-directory engines FIO="$$dir/fio" FIO_SRC="$$dir" \
+			ENGINE_OUT=$(BUILD)/fio-$$ver || exit 1; \
+		ln -sfn "$$dir/fio" $(BUILD)/fio-$$ver/fio; \
+		echo "fio-versions: $$release: fio $$ver, engines in $(BUILD)/fio-$$ver/"; \
+	done <$(FIO_VERSION_DIRS_FILE).tmp
+	@mv $(FIO_VERSION_DIRS_FILE).tmp $(FIO_VERSION_DIRS_FILE)
 
 # ---- unit tests of the engines' fio-free folders ----
 # tests/unit/engine_<piece>/*.c: picked up by the top Makefile's UNIT_BINS (make
@@ -191,7 +226,8 @@ $(TBUILD)/unit/engine_poll: $(wildcard tests/unit/engine_poll/*.c) engines/commo
 # (gpspm.mk) and the per-I/O cost counter (mk/matrix.mk)
 tools:
 
-.PHONY: engines engines-check-fio tools
+.PHONY: engines engines-check-fio fio-versions tools FORCE
+FORCE:
 
 # the end-to-end suite (tests/e2e/run.sh) runs tests/e2e/engines.sh too, and the hostile peers
 test-e2e e2e-build: engines tools

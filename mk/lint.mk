@@ -22,7 +22,7 @@ LINT_ENGINE_SRCS := $(filter-out $(LINT_SIZEOF_EXCEPT),$(sort $(wildcard engines
 LINT_ENGINE_FIO_SRCS := $(ENGINE_FIO_SRCS)
 LINT_PLAIN_SRCS := $(sort $(wildcard examples/*.c examples/common/*.c tests/tools/*.c))
 LINT_FIO_FLAGS := -D_LARGEFILE_SOURCE -D_FILE_OFFSET_BITS=64 -DFIO_INC_DEBUG \
-	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC)
+	-include $(FIO_CONFIG_H) -isystem $(FIO_SRC) -I$(FIO_API_DIR)
 LINT_COMMON_FLAGS := -std=gnu11 -D_GNU_SOURCE -Ilibrpma/include -Ilibrpma/src -Iengines \
 	-Iexamples -I$(GPSPM_GEN)
 
@@ -37,7 +37,7 @@ lint-cppcheck: $(PROBE_H) $(GPSPM_PB).h
 
 # the five runs in two lanes, one a core (the library's and the plain files' in one, the
 # engines' in the other: about the same time); any finding fails the lane, and the make
-lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H)
+lint-clang-tidy: $(PROBE_H) $(GPSPM_PB).h $(FIO_CONFIG_H) $(FIO_API_H)
 	@command -v clang-tidy >/dev/null || { echo "lint: clang-tidy is missing" >&2; exit 1; }
 	@{ clang-tidy --quiet $(LINT_LIB_SRCS) -- $(LINT_COMMON_FLAGS) -include $(PROBE_H) && \
 		clang-tidy --quiet $(LINT_PLAIN_SRCS) -- $(LINT_COMMON_FLAGS); } & lib=$$!; \

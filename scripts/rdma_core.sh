@@ -21,10 +21,11 @@
 # Environment: RPMA_CACHE (default ${XDG_CACHE_HOME:-~/.cache}/rpma-fio),
 # RDMA_CORE_RELEASE (default trixie).
 set -euo pipefail
+shopt -s inherit_errexit # a die() in $(...) ends the script
 
 RELEASE=${RDMA_CORE_RELEASE:-trixie}
 CACHE=${RPMA_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/rpma-fio}/rdma-core
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
+DS_STATE=$CACHE/apt
 # the oldest rdma-core with both native verbs
 MIN_MAJOR=45
 
@@ -37,46 +38,16 @@ die() {
 	exit 1
 }
 
+# shellcheck source=scripts/lib/debian_source.sh
+. "$(dirname "$0")/lib/debian_source.sh"
+
 note() {
 	echo "rdma-core: $*" >&2
 }
 
-# apt-get/apt-cache on the private state: RELEASE's source index only
-apt_private() {
-	local tool=$1
-	shift
-	"$tool" -q -o Dir::Etc::SourceList="$CACHE/apt/sources.list" -o Dir::Etc::SourceParts=/dev/null \
-		-o Dir::State::Lists="$CACHE/apt/lists" -o Dir::Cache="$CACHE/apt/cache" "$@"
-}
-
-# The machine's Debian mirror: where its deb-src bookworm entry points.
-mirror() {
-	local uri
-	# shellcheck disable=SC2016 # apt's own $(FIELD) placeholders, not the shell's
-	uri=$(apt-get indextargets --format '$(RELEASE) $(REPO_URI)' 'Created-By: Sources' 2>/dev/null |
-		awk '$1 == "bookworm" { print $2; exit }')
-	[ -n "$uri" ] || die "no deb-src bookworm entry in the machine's apt sources: run scripts/deps.sh"
-	echo "${uri%/}"
-}
-
-# The version of RELEASE's rdma-core source package, from a fresh private index.
-source_version() {
-	mkdir -p "$CACHE/apt/lists/partial" "$CACHE/apt/cache"
-	echo "deb-src [signed-by=$KEYRING] $(mirror) $RELEASE main" >"$CACHE/apt/sources.list"
-	apt_private apt-get update >"$CACHE/apt/update.log" 2>&1 ||
-		{ tail -n 5 "$CACHE/apt/update.log" >&2; die "cannot read $RELEASE's source index (log: $CACHE/apt/update.log)"; }
-	apt_private apt-cache showsrc rdma-core 2>/dev/null | awk '/^Version:/ { print $2; exit }'
-}
-
-# the upstream version of a Debian version: 56.1-1 -> 56.1
-upstream() {
-	local v=${1#*:}
-	echo "${v%-*}"
-}
-
 build() {
-	local deb_ver=$1 ver src prefix
-	ver=$(upstream "$deb_ver")
+	local deb_ver=$1 ver src prefix tarball
+	ver=$(ds_upstream "$deb_ver")
 	prefix=$CACHE/rdma-core-$ver
 	[ "${ver%%.*}" -ge "$MIN_MAJOR" ] 2>/dev/null ||
 		die "$RELEASE has rdma-core $deb_ver: older than $MIN_MAJOR, without the native verbs"
@@ -89,11 +60,8 @@ build() {
 	done
 	note "fetching rdma-core $deb_ver ($RELEASE) into $CACHE/src"
 	rm -rf "$CACHE/src" "$prefix"
-	mkdir -p "$CACHE/src"
-	(cd "$CACHE/src" && apt_private apt-get source --tar-only "rdma-core=$deb_ver") >"$CACHE/fetch.log" 2>&1 ||
-		{ tail -n 5 "$CACHE/fetch.log" >&2; die "cannot fetch rdma-core $deb_ver (log: $CACHE/fetch.log)"; }
-	tar -xzf "$CACHE/src/rdma-core_$ver.orig.tar.gz" -C "$CACHE/src" ||
-		die "cannot unpack $CACHE/src/rdma-core_$ver.orig.tar.gz"
+	tarball=$(ds_fetch_tarball rdma-core "$deb_ver" "$CACHE/src")
+	tar -xf "$tarball" -C "$CACHE/src" || die "cannot unpack $tarball"
 	src=$CACHE/src/rdma-core-$ver
 	[ -d "$src" ] || die "the tarball holds no rdma-core-$ver/"
 	grep -q 'ibv_wr_flush' "$src/libibverbs/verbs.h" ||
@@ -134,10 +102,10 @@ main() {
 		dirname "$built"
 		return 0
 	fi
-	deb_ver=$(source_version)
+	deb_ver=$(ds_version "$RELEASE" rdma-core)
 	[ -n "$deb_ver" ] || die "$RELEASE has no rdma-core source package"
 	if [ "$where" = 1 ]; then
-		echo "$CACHE/rdma-core-$(upstream "$deb_ver")"
+		echo "$CACHE/rdma-core-$(ds_upstream "$deb_ver")"
 		return 0
 	fi
 	build "$deb_ver"

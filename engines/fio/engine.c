@@ -13,6 +13,8 @@
 #include "fio.h"
 #include "optgroup.h"
 
+#include "compat.h"
+
 #include "client/client.h"
 #include "client/io.h"
 #include "common/env_defaults.h"
@@ -427,7 +429,7 @@ struct io_u *rpmafio_event(struct thread_data *td, int event)
 	return io_u;
 }
 
-static char *rpmafio_errdetails(struct io_u *io_u)
+static char *rpmafio_errdetails(RPMAFIO_ERRDETAILS_PARAMS)
 {
 	const struct engine_io *e = io_u->engine_data;
 	if (e == NULL || e->job == NULL || e->job->errmsg[0] == '\0')

@@ -5,6 +5,8 @@
 #include "fio.h"
 #include "optgroup.h"
 
+#include "compat.h"
+
 #include "common/access.h"
 #include "common/options.h"
 #include "engine.h"
@@ -89,7 +91,7 @@ struct fio_option rpmafio_options[] = {
 		.help = "client: the server's IP address; server: the local IP address "
 			"(of an RDMA device) to listen on",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "port",
@@ -100,7 +102,7 @@ struct fio_option rpmafio_options[] = {
 		.def = RPMAFIO_DEFAULT_PORT,
 		.help = "base port: job i (0-based over the whole job file) uses port + i",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "mode",
@@ -118,7 +120,7 @@ struct fio_option rpmafio_options[] = {
 				"per job) and serve one client until it disconnects" },
 		},
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "direct_write_to_pmem",
@@ -130,7 +132,7 @@ struct fio_option rpmafio_options[] = {
 			"persistence domain on this platform (e.g. DDIO off or eADR): clients then "
 			"flush with the persistent flush type",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "busy_wait_polling",
@@ -141,7 +143,7 @@ struct fio_option rpmafio_options[] = {
 		.help = "1: poll for completions in a loop (lowest latency, one busy CPU per job); "
 			"0: sleep on the completion channel (less CPU)",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "cpus",
@@ -152,7 +154,7 @@ struct fio_option rpmafio_options[] = {
 		.help = "CPU list, e.g. 0-1,3: job i is pinned to the i-th CPU of the list "
 			"(round robin); meant for server jobs",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "connect_timeout",
@@ -165,7 +167,7 @@ struct fio_option rpmafio_options[] = {
 		.help = "ms: a client retries connecting until then (so it may start right after "
 			"its server); also the longest a job waits for its peer once connected",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "keepalive",
@@ -179,7 +181,7 @@ struct fio_option rpmafio_options[] = {
 			"probes it (a zero-length RDMA write; no completion on the client); a failed "
 			"probe ends the job: the client's host or link is gone. 0: never probe",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "no_flush",
@@ -190,7 +192,7 @@ struct fio_option rpmafio_options[] = {
 		.help = "client: 1 posts the RDMA writes with NO flush (nor GPSPM flush request): "
 			"the data is NOT durable. A baseline only, to measure what persistence costs",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "native_flush",
@@ -211,7 +213,7 @@ struct fio_option rpmafio_options[] = {
 			  .help = "always the emulation (what librpma 1.x peers do)" },
 		},
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "mem_offset",
@@ -224,7 +226,7 @@ struct fio_option rpmafio_options[] = {
 			"(e.g. 1g); a section's numjobs jobs lie side by side from there. auto: "
 			"job i at i * size. Not for filename=malloc",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "allow_clients",
@@ -237,7 +239,7 @@ struct fio_option rpmafio_options[] = {
 			"by commas (192.168.77.2,10.0.0.0/8); others are rejected and named. any: "
 			"every client",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = "secret_file",
@@ -249,7 +251,7 @@ struct fio_option rpmafio_options[] = {
 			"secret of 1 to 48 bytes; the client sends it when it connects, the server "
 			"rejects a client without it. none: no secret",
 		.category = FIO_OPT_C_ENGINE,
-		.group = FIO_OPT_G_LIBRPMA,
+		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
 		.name = NULL,
