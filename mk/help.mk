@@ -10,6 +10,10 @@ Build and install
   make peer             upstream librpma 1.2.0 + fio 3.33's engines, privately (build/peer/)
   make install          PREFIX=/usr/local DESTDIR=: library, header, librpma.pc, man pages,
                         engines, job files (install-lib: the library part only)
+  make deb              Debian packages (build/deb/): librpma0-rpmafio, librpma-rpmafio-dev,
+                        rpma-fio (engines for the installed fio), lintian-checked
+  make fio-versions     the engines for the fio of other Debian releases (FIO_RELEASES):
+                        build/fio-VERSION/ (make engines FIO_SRC=DIR FIO=BIN: any fio tree)
   make man              the man pages (build/man/)
   make clean            remove build/
 
@@ -30,6 +34,8 @@ Test
   make test-multinode   the suites across three guests
   make test-iwarp       the library, examples, engines and the peer over Soft-iWARP (siw)
   make test-matrix-vm   the matrix pipeline in the VM; make test-matrix: its report, on the host
+  make test-fio-versions  both engines with each fio of make fio-versions, and across fio versions
+  make test-install     make install and the packages installed in the VM, used, removed
   make test-interop / test-faults / test-native: the peer, fault injection, native FLUSH
 
 docs/architecture.md has the stage table; each mk/*.mk says what its targets do.

@@ -27,9 +27,10 @@ VM_PKGS=(qemu-system-x86 python3 busybox-static kmod cpio xz-utils zstd coreutil
 	dropbear-bin openssh-client)
 ENGINE_PKGS=(fio libpmem2-dev libprotobuf-c-dev protobuf-c-compiler dpkg-dev)
 # (libclang-rt-14-dev: libFuzzer and the sanitizer runtimes of clang, only recommended by it;
-# cmake and ninja-build: scripts/rdma_core.sh builds a newer rdma-core with them)
+# cmake and ninja-build: scripts/rdma_core.sh builds a newer rdma-core with them;
+# debhelper and lintian: make deb)
 TOOL_PKGS=(valgrind clang libclang-rt-14-dev gnuplot-nox jq man-db groff-base bsdextrautils file util-linux cppcheck clang-tidy shellcheck
-	cmake ninja-build chromium)
+	cmake ninja-build chromium debhelper lintian)
 APT_ROOT=${DEPS_APT_ROOT:-}
 APT_ETC=$APT_ROOT/etc/apt
 SOURCES_FILE=$APT_ETC/sources.list.d/rpma-fio.sources

@@ -22,6 +22,8 @@ E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
 # every result also goes to a table per kernel (name, PASS|FAIL, seconds): what
 # tests/checks/docs/check_claims.py holds docs/reliability.md's claims against
 E2E_RESULTS=${E2E_RESULTS:-build/e2e-results/$(uname -r).tsv}
+# (absolute: a suite may cd elsewhere, e.g. to run an installed command line)
+E2E_RESULTS=$(realpath -m "$E2E_RESULTS")
 mkdir -p "$(dirname "$E2E_RESULTS")" 2>/dev/null
 # E2E_VERBOSE=1: show the output of passing tests too
 
