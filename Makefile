@@ -17,6 +17,7 @@
 #                        job files (PREFIX/share/rpma-fio: there `fio
 #                        --ioengine=external:librpma_apm.so jobs/write.fio` works as written);
 #                        install-lib: the library only
+#   make deb             Debian packages of all of it (mk/deb.mk, debian/, docs/packages.md)
 #   make clean
 #   the other parts' targets (man, fuzz, lint, peer, bench, native, ...): mk/*.mk
 
@@ -229,10 +230,10 @@ HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:30 coverage=c
 	fault-check=test-fault-check=0:01 lint=lint=1:34 fuzz-brief=fuzz-brief=0:48 \
 	vm-unit=test-vm-unit=0:03
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:53 build-for-vm=e2e-build=1:14 vm-accel=test-vm-accel=0:55 \
-	e2e-6.1=test-e2e-6.1=17:51 native-6.12=test-native-e2e=2:52 \
+	native-build=test-native-build=0:53 build-for-vm=e2e-build=1:14 vm-accel=test-vm-accel=0:50 \
+	fio-deb-sweep=test-fio-deb-sweep=2:20 e2e-6.1=test-e2e-6.1=16:35 native-6.12=test-native-e2e=2:52 \
 	native-matrix=test-native-matrix=0:43 multinode=test-multinode=5:28 \
-	matrix-vm=test-matrix-vm=4:11 sweep-vm=test-sweep-vm=1:01 doc-claims=test-doc-claims=0:01
+	matrix-vm=test-matrix-vm=4:11 doc-claims=test-doc-claims=0:01
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
 CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:14 vm-smoke=test-vm-smoke=1:45
@@ -249,6 +250,21 @@ check: test-budget
 test-budget:
 	@tests/run_stages.sh --check-sum $(TEST_BUDGET_MAX) $(TEST_STAGES)
 	@tests/run_stages.sh --check-sum $(CHECK_BUDGET_MAX) $(CHECK_STAGES)
+
+# both engines with the fio of other Debian releases (make fio-versions), and across
+# fio versions (a client's fio against another server's fio)
+test-fio-versions: e2e-build fio-versions
+	$(VM) run --timeout 600 -q -- tests/e2e/fio_versions.sh
+
+# make test's stage of three suites that mostly wait, side by side in one boot: the fio
+# releases (as test-fio-versions), the packages of make deb installed in place of
+# Debian's librpma and removed again (tests/e2e/install.sh deb; make install's own way:
+# make test-install) and the sweep job files (as test-sweep-vm)
+test-fio-deb-sweep: e2e-build
+	$(MAKE) --no-print-directory -j2 deb fio-versions
+	$(VM) run --timeout 600 -q -- env E2E_RESULTS=build/e2e-results/fio-deb-sweep.tsv \
+		tests/e2e/side_by_side.sh tests/e2e/fio_versions.sh 'tests/e2e/install.sh deb' \
+		tests/matrix/sweep_vm.sh
 
 # the smoke run of make check: the examples and a few cases of each engine, one boot
 test-vm-smoke: e2e-build
@@ -328,5 +344,5 @@ include engines/engines.mk
 include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
-.PHONY: all examples engines e2e-build test check test-budget test-vm-smoke test-unit test-unit-san test-e2e test-iwarp test-doc-claims coverage install install-lib \
+.PHONY: all examples engines e2e-build test check test-budget test-vm-smoke test-fio-versions test-fio-deb-sweep test-unit test-unit-san test-e2e test-iwarp test-doc-claims coverage install install-lib \
 	install-engines clean

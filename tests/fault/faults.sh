@@ -18,7 +18,7 @@
 # signal), and, when the injected failure makes a program fail, say why on its
 # output (librpma's error, or the example's "example: ..."). The healthy side
 # is judged too, see
-# "The healthy side" below. Every FAULTS_VALGRIND_EVERY-th run (default 36; 0:
+# "The healthy side" below. Every FAULTS_VALGRIND_EVERY-th run (default 72; 0:
 # none) of a fault in a call that is not a release has the faulted side under
 # valgrind memcheck: no error, no definite/possible leak (see is_release).
 # The client-side and the server-side faults run side by side (two loops).
@@ -38,7 +38,7 @@ esac
 
 # shellcheck source=tests/fault/lib.sh
 . tests/fault/lib.sh
-VALGRIND_EVERY=${FAULTS_VALGRIND_EVERY:-36}
+VALGRIND_EVERY=${FAULTS_VALGRIND_EVERY:-72}
 [[ "$VALGRIND_EVERY" =~ ^[0-9]+$ ]] || { echo "$0: FAULTS_VALGRIND_EVERY='$VALGRIND_EVERY' is not a number" >&2; exit 2; }
 RESULTS=${FAULTS_RESULTS:-build/fault/results.tsv}
 RUN_TIMEOUT=${FAULTS_RUN_TIMEOUT:-30}	# a run without valgrind
