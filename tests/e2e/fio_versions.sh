@@ -124,24 +124,32 @@ ran_fio() { # LOG VERSION WHO
 	return 1
 }
 
-# the mission's command lines, verbatim, with only the server's address set: port
-# 7204, 4k writes, sync, 10 s after a 2 s ramp
-mission() { # VERSION METHOD
-	local ver=$1 method=$2 name=fio-$1-$2-mission-command status=0 spid
-	at "$ver"
-	e2e_setup "$name" "${AT[@]}" SERVER_IP="$A" fio "jobs/$method-server.fio" -- \
-		"${AT[@]}" SERVER_IP="$A" fio --ioengine=external:"build/librpma_$method.so" jobs/write.fio
+# E2E_SERVER until it listens on PORT, then E2E_CLIENT; both must exit 0 (each under
+# the step timeout; what went wrong in E2E_DIR/why)
+serve_and_run() { # PORT
+	local spid status=0
 	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
 	spid=$!
-	if e2e_wait_line "$E2E_DIR/server.log" "listening on $A:7204" "$E2E_READY_TIMEOUT" "$spid"; then
+	if e2e_wait_line "$E2E_DIR/server.log" "listening on $A:$1" "$E2E_READY_TIMEOUT" "$spid"; then
 		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 ||
 			{ echo "  the client failed" >>"$E2E_DIR/why"; status=1; }
 	else
-		echo "  the server did not listen on $A:7204" >>"$E2E_DIR/why"
+		echo "  the server did not listen on $A:$1" >>"$E2E_DIR/why"
 		status=1
 		kill "$spid" 2>/dev/null
 	fi
 	wait "$spid" || { echo "  the server failed" >>"$E2E_DIR/why"; status=1; }
+	return "$status"
+}
+
+# the mission's command lines, verbatim, with only the server's address set: port
+# 7204, 4k writes, sync, 10 s after a 2 s ramp
+mission() { # VERSION METHOD
+	local ver=$1 method=$2 name=fio-$1-$2-mission-command status=0
+	at "$ver"
+	e2e_setup "$name" "${AT[@]}" SERVER_IP="$A" fio "jobs/$method-server.fio" -- \
+		"${AT[@]}" SERVER_IP="$A" fio --ioengine=external:"build/librpma_$method.so" jobs/write.fio
+	serve_and_run 7204 || status=1
 	grep -Eq 'WRITE: bw=.*run=1[0-9]{4}-' "$E2E_DIR/client.log" ||
 		{ echo "  no 10 s of writes in the client's output" >>"$E2E_DIR/why"; status=1; }
 	ran_fio "$E2E_DIR/client.log" "$ver" client || status=1
@@ -153,7 +161,7 @@ mission() { # VERSION METHOD
 
 # fio's verify, batched: the client of fio CVER against the server of fio SVER
 verify() { # CVER SVER METHOD
-	local cver=$1 sver=$2 method=$3 name=fio-$1-client-$2-server-$3-verify status=0 spid json
+	local cver=$1 sver=$2 method=$3 name=fio-$1-client-$2-server-$3-verify status=0 json
 	local server_at client_at
 	at "$sver"
 	server_at=("${AT[@]}")
@@ -167,17 +175,7 @@ verify() { # CVER SVER METHOD
 		--verify_fatal=1 --verify_state_save=0 --output-format=json --output=client.json
 	json=${ROOTS[$cver]}/client.json
 	rm -f "$json"
-	timeout "$E2E_STEP_TIMEOUT" "${E2E_SERVER[@]}" >"$E2E_DIR/server.log" 2>&1 &
-	spid=$!
-	if e2e_wait_line "$E2E_DIR/server.log" "listening on $A:$E2E_PORT" "$E2E_READY_TIMEOUT" "$spid"; then
-		timeout "$E2E_STEP_TIMEOUT" "${E2E_CLIENT[@]}" >"$E2E_DIR/client.log" 2>&1 ||
-			{ echo "  the client failed" >>"$E2E_DIR/why"; status=1; }
-	else
-		echo "  the server did not listen on $A:$E2E_PORT" >>"$E2E_DIR/why"
-		status=1
-		kill "$spid" 2>/dev/null
-	fi
-	wait "$spid" || { echo "  the server failed" >>"$E2E_DIR/why"; status=1; }
+	serve_and_run "$E2E_PORT" || status=1
 	[ -f "$json" ] && mv "$json" "$E2E_DIR/client.json"
 	if ! jq -e --arg v "fio-$cver" '."fio version" == $v and .jobs[0].error == 0 and
 			.jobs[0].write.io_bytes == 8388608 and .jobs[0].read.io_bytes == 8388608' \
