@@ -225,18 +225,18 @@ test-unit-san:
 # NAME=TARGET=BUDGET, the budget in m:ss under TCG on this project's 2-core machines:
 # they add up to 40:00 at most (make test-budget checks it). A stage over its budget
 # is marked in the table, never failed: speed is shown by benchmarks, not timed tests.
-HOST_STAGES := unit=test-unit=0:21 unit-asan-ubsan=test-unit-san=0:30 coverage=coverage=0:19 \
-	man=test-man=0:09 matrix-report=test-matrix=0:35 deps-script=test-deps=0:06 \
-	fault-check=test-fault-check=0:01 lint=lint=1:34 fuzz-brief=fuzz-brief=0:48 \
-	vm-unit=test-vm-unit=0:03
+HOST_STAGES := unit=test-unit=0:20 unit-asan-ubsan=test-unit-san=0:31 coverage=coverage=0:18 \
+	man=test-man=0:10 matrix-report=test-matrix=0:31 deps-script=test-deps=0:05 \
+	fault-check=test-fault-check=0:01 lint=lint=1:14 fuzz-brief=fuzz-brief=0:46 \
+	vm-unit=test-vm-unit=0:02
 TEST_STAGES := $(HOST_STAGES) \
-	native-build=test-native-build=0:53 build-for-vm=e2e-build=1:14 vm-accel=test-vm-accel=0:50 \
-	fio-deb-sweep=test-fio-deb-sweep=2:20 e2e-6.1=test-e2e-6.1=16:35 native-6.12=test-native-e2e=2:52 \
-	native-matrix=test-native-matrix=0:43 multinode=test-multinode=5:28 \
-	matrix-vm=test-matrix-vm=4:11 doc-claims=test-doc-claims=0:01
+	native-build=test-native-build=0:45 build-for-vm=e2e-build=1:07 vm-accel=test-vm-accel=0:49 \
+	fio-deb-sweep=test-fio-deb-sweep=2:13 e2e-6.1=test-e2e-6.1=16:17 native-6.12=test-native-e2e=3:06 \
+	native-matrix=test-native-matrix=0:39 multinode=test-multinode=5:29 \
+	matrix-vm=test-matrix-vm=4:27 doc-claims=test-doc-claims=0:01
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
-CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:14 vm-smoke=test-vm-smoke=1:45
+CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=1:07 vm-smoke=test-vm-smoke=1:45
 TEST_BUDGET_MAX := 40:00
 CHECK_BUDGET_MAX := 10:00
 
