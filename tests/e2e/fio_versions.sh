@@ -48,11 +48,11 @@ at() {
 	AT=(env -C "$root" PATH="$root/bin:$PATH")
 }
 
-# in_root VERSION CMD...: CMD run so, here
+# in_root VERSION CMD...: CMD run so, here, under the step timeout
 in_root() {
 	at "$1"
 	shift
-	"${AT[@]}" "$@"
+	timeout "$E2E_STEP_TIMEOUT" "${AT[@]}" "$@"
 }
 
 find_versions() {
