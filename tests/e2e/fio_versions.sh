@@ -26,11 +26,11 @@ E2E_PORT=7400
 METHODS=(apm gpspm)
 VERSIONS_FILE=build/fio-versions.txt
 
-# the fio of VERSION runs in ROOTS[VERSION]
-declare -A ROOTS
+# the fio of VERSION runs in ROOTS[VERSION]; its source tree is SOURCES[VERSION]
+declare -A ROOTS SOURCES
 SYSTEM_VERSION=
 
-# make_root VERSION FIO ENGINE_DIR
+# make_root VERSION FIO ENGINE_DIR FIO_SOURCES
 make_root() {
 	local root=$E2E_TMP/fio-$1
 	mkdir -p "$root/bin"
@@ -38,6 +38,7 @@ make_root() {
 	ln -s "$(realpath "$3")" "$root/build"
 	ln -s "$PWD/jobs" "$root/jobs"
 	ROOTS[$1]=$root
+	SOURCES[$1]=$4
 }
 
 # at VERSION: the command prefix (env ...) that runs a command in the folder of that
@@ -58,7 +59,7 @@ in_root() {
 find_versions() {
 	local release ver dir
 	SYSTEM_VERSION=$(fio --version | sed 's/^fio-//')
-	make_root "$SYSTEM_VERSION" "$(command -v fio)" build
+	make_root "$SYSTEM_VERSION" "$(command -v fio)" build "build/fio-src/fio-$SYSTEM_VERSION"
 	if [ ! -s "$VERSIONS_FILE" ]; then
 		echo "FAIL: no $VERSIONS_FILE: run make fio-versions first"
 		exit 1
@@ -69,7 +70,7 @@ find_versions() {
 			exit 1
 		fi
 		[ "$ver" != "$SYSTEM_VERSION" ] || continue
-		make_root "$ver" "$(realpath "build/fio-$ver/fio")" "build/fio-$ver"
+		make_root "$ver" "$(realpath "build/fio-$ver/fio")" "build/fio-$ver" "$dir"
 		OTHER_VERSIONS+=("$ver")
 		echo "fio $ver ($release, $dir) against the system's fio $SYSTEM_VERSION"
 	done <"$VERSIONS_FILE"
@@ -79,13 +80,10 @@ find_versions() {
 	fi
 }
 
-# the ioengine version an engine was built for, as fio names it when it refuses one
+# the ioengine version of VERSION's fio (its headers'), as fio names it when it refuses
+# an engine built for another
 ioops_version() { # VERSION
-	in_root "$1" fio --enghelp=build/librpma_apm.so >/dev/null 2>&1 || return 1
-	local src
-	src=$(dirname "$(realpath "${ROOTS[$1]}/bin/fio")")
-	[ "$1" = "$SYSTEM_VERSION" ] && src=build/fio-src/fio-$1
-	sed -n 's/^#define FIO_IOOPS_VERSION[^0-9]*\([0-9]*\).*/\1/p' "$src/ioengines.h"
+	sed -n 's/^#define FIO_IOOPS_VERSION[^0-9]*\([0-9]*\).*/\1/p' "${SOURCES[$1]}/ioengines.h"
 }
 
 # fio --enghelp of VERSION lists each engine's options; the system fio's engine is
