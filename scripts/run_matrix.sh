@@ -12,13 +12,13 @@
 set -euo pipefail
 
 PROG=${0##*/}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MATRIX=$ROOT/scripts/matrix/matrix
 # shellcheck source=scripts/matrix/lib.sh
 . "$ROOT/scripts/matrix/lib.sh"
 
 PRESET=default
-REPEATS='' RUNTIME='' RAMP=''
+REPEATS='' RUNTIME='' RAMP='' MAX_REPEATS='' MARGIN=5
 OUT=
 SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
 CLIENTS_ARG='' CLIENT_HOSTS=()
@@ -57,7 +57,14 @@ The sweep:
   --impl LIST          ours,peer: whose engines run the methods (default ours): peer is
                        fio 3.33's in-tree librpma engines over upstream librpma 1.2.0
                        (make peer: build/peer/fio), for apm, gpspm-busy and gpspm-sleep
-                       (not GPSPM reads: its client cannot read); the report compares
+                       (not GPSPM reads: its client cannot read). With both, each point's
+                       runs alternate (ours, peer, ours, peer...: pairs) and the report
+                       gives ours/peer with a 95% confidence interval over the pairs:
+                       ahead or behind only when it excludes 1.00x, else equal within +-X%
+  --max-repeats N      with --impl ours,peer: add pairs beyond --repeats, up to N, until
+                       the IOPS verdict is decided (default 3 x --repeats; an interval
+                       needs 5 pairs at least)
+  --margin PCT         ... decided: ahead, behind, or equal within +-PCT% (default 5)
   --no-costs           skip the cost run of each point (see below)
   --instructions       also count the user-space instructions per I/O of the engine and
                        library (valgrind's callgrind, 500 I/Os, our client sleeping) at the 4 KiB
@@ -145,6 +152,8 @@ parse_args() {
 		--rw) need_value "$@"; PLAN_ARGS+=(--rws "$2"); shift ;;
 		--mix) PLAN_ARGS+=(--mix) ;;
 		--repeats) need_value "$@"; REPEATS=$2; shift ;;
+		--max-repeats) need_value "$@"; MAX_REPEATS=$2; shift ;;
+		--margin) need_value "$@"; MARGIN=$2; shift ;;
 		--runtime) need_value "$@"; RUNTIME=$2; shift ;;
 		--ramp) need_value "$@"; RAMP=$2; shift ;;
 		--server) need_value "$@"; SSH_HOST=$2; shift ;;
@@ -185,6 +194,10 @@ parse_args() {
 		esac
 	done
 	[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || die "--repeats: '$REPEATS' is not a positive number"
+	MAX_REPEATS=${MAX_REPEATS:-$((3 * REPEATS))}
+	[[ $MAX_REPEATS =~ ^[1-9][0-9]*$ ]] || die "--max-repeats: '$MAX_REPEATS' is not a positive number"
+	[ "$MAX_REPEATS" -ge "$REPEATS" ] || die "--max-repeats: $MAX_REPEATS is less than --repeats ($REPEATS)"
+	[[ $MARGIN =~ ^[1-9][0-9]?$ ]] || die "--margin: '$MARGIN' is not a whole percent in 1..99"
 	[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--runtime: '$RUNTIME' is not a whole number of seconds"
 	[[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: '$RAMP' is not a whole number of seconds"
 	if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] || [ "$PORT_BASE" -gt 60000 ]; then
@@ -304,6 +317,13 @@ dry_run() {
 	echo
 	echo "$n points x $REPEATS runs, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up)," \
 		"$costs cost runs: about $((secs / 60)) min $((secs % 60)) s"
+	local paired
+	paired=$(awk -F'\t' 'NR > 1 && $2 == "peer"' <<<"$plan" | wc -l)
+	if [ "$paired" -gt 0 ] && [ "$MAX_REPEATS" -gt "$REPEATS" ]; then
+		secs=$((secs + 2 * paired * (MAX_REPEATS - REPEATS) * (RUNTIME + RAMP + overhead)))
+		echo "$paired points ours vs the peer: $REPEATS to $MAX_REPEATS pairs until decided" \
+			"(--margin $MARGIN%): at most $((secs / 60)) min $((secs % 60)) s"
+	fi
 }
 
 # ---- measuring (here, or inside the VM) ----
@@ -313,6 +333,7 @@ write_options() {
 		preset "$PRESET" repeats "$REPEATS" runtime "$RUNTIME" ramp "$RAMP" \
 		server_ip "$SERVER_IP" server_host "${SSH_HOST:-local}" server_mem "$SERVER_MEM" \
 		server_size "$SERVER_SIZE" direct_write_to_pmem "$DIRECT_WRITE" \
+		max_repeats "$MAX_REPEATS" margin_pct "$MARGIN" \
 		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" impls "$IMPLS" costs "$COSTS" \
 		client_hosts "${CLIENT_HOSTS[*]:-local}" \
 		instructions "$INSTRUCTIONS" \
@@ -339,59 +360,108 @@ measure() {
 	write_options
 	capture_env >"$OUT/env.json"
 	trap on_interrupt INT TERM
-	local n total k=0 port=$PORT_BASE start failed=0
-	n=$(($(wc -l <"$OUT/plan.tsv") - 1))
-	total=$((n * REPEATS))
-	start=$(date +%s)
-	local id impl method workload rw bs qd sync nj hosts r
-	while IFS=$'\t' read -r -u 3 id impl method workload rw bs qd sync nj hosts; do
-		[ "$id" != id ] || continue # the header
-		for ((r = 1; r <= REPEATS; r++)); do
-			k=$((k + 1))
-			port=$((port + nj * hosts))
-			local elapsed eta=""
-			elapsed=$(($(date +%s) - start))
-			[ "$k" -gt 1 ] && eta=" ETA $(fmt_secs $((elapsed * (total - k + 1) / (k - 1))))"
-			printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s run %d/%d%s\n' \
-				"$k" "$total" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
-				"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" "$r" "$REPEATS" "$eta" >&2
-			local stem=$OUT/runs/$id-r$r
-			if [ "$method" = raw ]; then
-				local tool
-				tool=$(raw_tool "$rw" "$sync")
-				run_perftest "$stem" "$tool" "$bs" "$qd" "$port" || failed=$((failed + 1))
-			else
-				run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 0 "$hosts" ||
-					failed=$((failed + 1))
-			fi
-			report_failure "$stem"
+	local rows=() i j
+	# (a file, not a pipe: the guest has no /dev/fd for process substitution)
+	mapfile -t rows <"$OUT/plan.tsv"
+	RUNS_DONE=0 RUNS_FAILED=0 NEXT_PORT=$PORT_BASE MEASURE_START=$(date +%s)
+	RUNS_PLANNED=$(((${#rows[@]} - 1) * REPEATS))
+	# a point's rows (ours and the peer's twin, plan.py puts them together) are one group
+	for ((i = 1; i < ${#rows[@]}; i = j)); do
+		for ((j = i + 1; j < ${#rows[@]}; j++)); do
+			[ "$(point_key "${rows[i]}")" = "$(point_key "${rows[j]}")" ] || break
 		done
-		if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
-			port=$((port + nj))
-			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
-				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
-			run_fio "$OUT/runs/$id-cost" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 1 ||
-				failed=$((failed + 1))
-			report_failure "$OUT/runs/$id-cost"
-		fi
-		if [ "$INSTRUCTIONS" != 0 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
-				{ [ "$INSTRUCTIONS" = 1 ] || [ "$sync" = 1 ]; } &&
-				[[ $method == apm || $method == gpspm-sleep ]]; then
-			port=$((port + nj))
-			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
-				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
-			run_fio "$OUT/runs/$id-instr" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" 2 ||
-				failed=$((failed + 1))
-			report_failure "$OUT/runs/$id-instr"
-		fi
-	done 3<"$OUT/plan.tsv"
+		measure_point "${rows[@]:i:j-i}"
+	done
 	trap - INT TERM
-	if [ "$failed" -gt 0 ]; then
-		echo "partial ($failed of $total runs failed)" >"$OUT/status"
+	if [ "$RUNS_FAILED" -gt 0 ]; then
+		echo "partial ($RUNS_FAILED of $RUNS_DONE runs failed)" >"$OUT/status"
 	else
 		echo complete >"$OUT/status"
 	fi
-	echo "$PROG: $total runs in $(fmt_secs $(($(date +%s) - start))), $failed failed" >&2
+	echo "$PROG: $RUNS_DONE runs in $(fmt_secs $(($(date +%s) - MEASURE_START))), $RUNS_FAILED failed" >&2
+}
+
+# a plan row without its id and implementation: what is measured
+point_key() {
+	local row=$1
+	row=${row#*$'\t'}
+	echo "${row#*$'\t'}"
+}
+
+# The runs of one point, interleaved over its implementations (ours, peer, ours, peer,
+# ...: a slow period of the host hits both), then each one's cost and instructions
+# runs. With two implementations, pairs beyond --repeats are added (up to
+# --max-repeats) until the IOPS verdict is decided (scripts/matrix/rpmamatrix/verdicts.py).
+measure_point() { # PLAN_ROW...
+	local r row max=$REPEATS verdict
+	[ $# -lt 2 ] || max=$MAX_REPEATS
+	for ((r = 1; r <= max; r++)); do
+		[ "$r" -le "$REPEATS" ] || RUNS_PLANNED=$((RUNS_PLANNED + $#))
+		for row; do
+			measure_run "$row" "$r"
+		done
+		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ]; then
+			local ids=()
+			for row; do ids+=("${row%%$'\t'*}"); done
+			if verdict=$(python3 "$MATRIX" decide "$OUT" "${ids[0]}" "${ids[1]}" --margin "$MARGIN"); then
+				echo "      $r pairs: $verdict: decided" >&2
+				break
+			fi
+			[ "$r" -eq "$max" ] || echo "      $r pairs: $verdict: one more pair" >&2
+			[ "$r" -lt "$max" ] || echo "      $r pairs: $verdict: --max-repeats reached" >&2
+		fi
+	done
+	for row; do
+		measure_costs "$row"
+	done
+}
+
+# Run R of a plan row
+measure_run() { # PLAN_ROW R
+	local id impl method workload rw bs qd sync nj hosts r=$2
+	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
+	RUNS_DONE=$((RUNS_DONE + 1))
+	NEXT_PORT=$((NEXT_PORT + nj * hosts))
+	local elapsed eta=""
+	elapsed=$(($(date +%s) - MEASURE_START))
+	[ "$RUNS_DONE" -gt 1 ] && [ "$RUNS_PLANNED" -ge "$RUNS_DONE" ] &&
+		eta=" ETA $(fmt_secs $((elapsed * (RUNS_PLANNED - RUNS_DONE + 1) / (RUNS_DONE - 1))))"
+	printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s run %d%s\n' \
+		"$RUNS_DONE" "$RUNS_PLANNED" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
+		"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" "$r" "$eta" >&2
+	local stem=$OUT/runs/$id-r$r
+	if [ "$method" = raw ]; then
+		run_perftest "$stem" "$(raw_tool "$rw" "$sync")" "$bs" "$qd" "$NEXT_PORT" ||
+			RUNS_FAILED=$((RUNS_FAILED + 1))
+	else
+		run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 0 "$hosts" ||
+			RUNS_FAILED=$((RUNS_FAILED + 1))
+	fi
+	report_failure "$stem"
+}
+
+# The cost run and the instructions run (--instructions) of a plan row, where it has them
+measure_costs() { # PLAN_ROW
+	local id impl method workload rw bs qd sync nj hosts
+	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
+	if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
+		NEXT_PORT=$((NEXT_PORT + nj))
+		printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
+			"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
+		run_fio "$OUT/runs/$id-cost" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 1 ||
+			RUNS_FAILED=$((RUNS_FAILED + 1))
+		report_failure "$OUT/runs/$id-cost"
+	fi
+	if [ "$INSTRUCTIONS" != 0 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
+			{ [ "$INSTRUCTIONS" = 1 ] || [ "$sync" = 1 ]; } &&
+			[[ $method == apm || $method == gpspm-sleep ]]; then
+		NEXT_PORT=$((NEXT_PORT + nj))
+		printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
+			"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
+		run_fio "$OUT/runs/$id-instr" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 2 ||
+			RUNS_FAILED=$((RUNS_FAILED + 1))
+		report_failure "$OUT/runs/$id-instr"
+	fi
 }
 
 report_failure() {
@@ -547,4 +617,5 @@ main() {
 	build_report
 }
 
-main "$@"
+# (sourced by tests/matrix/test_schedule.sh, which drives measure() with fake runs)
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

@@ -4,7 +4,8 @@
 # tests/matrix/test_matrix.sh -- the matrix runner's report builder and compare,
 # on fixture fio JSON and perftest output (host only, no RDMA): golden CSV rows,
 # charts that exist and are not empty, the HTML report self-contained, missing
-# and partial marked, and the noise flag of compare. Also the CLI's checks, and
+# and partial marked, and compare's ratios and verdicts (with tests/matrix/test_verdicts.py)
+# and the schedule of ours vs the peer (tests/matrix/test_schedule.sh). Also the CLI's checks, and
 # the sweep job files: the committed files are the generator's output, their
 # sections pair up, and `run_matrix.sh report` of fixture sweep JSON. And the report
 # as a browser shows it (tests/matrix/render_check.sh: headless Chromium).
@@ -51,12 +52,10 @@ golden_rows() {
 }
 
 compare_flags() {
-	# apm 4k iodepth 1: A 1000..1200, B 1150..1300 overlap -> noise;
-	# apm 64k iodepth 16: A 300..320, B 400..420 -> a real difference
-	grep -qx 'apm,write,4096,1,1,1,1100.000,1200.000,1.0909,0.9167,1' "$1" &&
-		grep -qx 'apm,write,65536,16,0,1,310.000,410.000,1.3226,0.7561,0' "$1" &&
-		grep -Eq '\| apm \| write \| 64k \| 16 \| 1 \| 310 \| 410 \| 1.32 .*\| B faster \|' "$2" &&
-		grep -Eq '\| apm \| write \| 4k \| 1 \| 1 \| 1100 \| 1200 .*\| noise \|' "$2"
+	# 3 runs a side: a ratio, no interval (5 needed), so no verdict (tests/matrix/test_verdicts.py
+	# has the decided ones)
+	grep -qx 'apm,write,4096,1,1,1,1100.000,1200.000,1.1077,,,0.9167,"undecided (3 runs, 5 needed)"' "$1" &&
+		grep -Eq '\| apm \| write \| 64k \| 16 \| 1 \| 310 \| 410 \| 1.32 .*\| undecided \(3 runs, 5 needed\) \|' "$2"
 }
 
 # SCRIPT (of scripts/) run with ARGS must fail, saying EXPECT
@@ -72,6 +71,14 @@ script_fails_with() { # SCRIPT EXPECT ARGS...
 
 cli_fails_with() {
 	script_fails_with run_matrix.sh "$@"
+}
+
+dry_run_pairs() {
+	local out
+	out=$("$ROOT/scripts/run_matrix.sh" --impl ours,peer --methods apm --lat-bs 4k --bw-bs none \
+		--read-bs none --qd 8 --rw write --repeats 5 --max-repeats 12 --dry-run)
+	grep -q '^2 points ours vs the peer: 5 to 12 pairs until decided (--margin 5%): at most ' <<<"$out" ||
+		{ echo "$out"; return 1; }
 }
 
 dry_run_counts() {
@@ -263,6 +270,9 @@ main() {
 		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
 	check "per-I/O costs, ours vs the peer, BENCHMARKS.md targets (test_costs.py)" \
 		python3 "$HERE/test_costs.py"
+	check "verdicts: intervals over pairs and runs, compare's (test_verdicts.py)" \
+		python3 "$HERE/test_verdicts.py"
+	check "ours vs the peer interleaved, pairs until decided (test_schedule.sh)" "$HERE/test_schedule.sh"
 	check "report HTML rendered by headless Chromium (screenshot a/report.png)" \
 		"$HERE/render_check.sh" "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"
@@ -270,11 +280,15 @@ main() {
 	check "build B" python3 "$MATRIX" build "$WORK/b"
 	check "B is marked PARTIAL" grep -q '^\*\*PARTIAL\*\*' "$WORK/b/report.md"
 	check "compare A B" python3 "$MATRIX" compare "$WORK/a" "$WORK/b" "$WORK/cmp"
-	check "compare: noise flag and ratios" compare_flags "$WORK/cmp/compare.csv" "$WORK/cmp/report.md"
+	check "compare: ratios, no verdict from 3 runs" compare_flags "$WORK/cmp/compare.csv" "$WORK/cmp/report.md"
 	check "compare: charts with both folders" charts_exist "$WORK/cmp" lat_vs_bs_write iops_vs_bs_write
 	check "compare: HTML self-contained" html_is_self_contained "$WORK/cmp/report.html"
 	check "CLI: --help" "$ROOT/scripts/run_matrix.sh" --help
 	check "CLI: bad --repeats named" cli_fails_with "--repeats: 'zero'" --repeats zero
+	check "CLI: --max-repeats below --repeats named" cli_fails_with "--max-repeats: 2 is less than --repeats (3)" \
+		--max-repeats 2 --dry-run
+	check "CLI: bad --margin named" cli_fails_with "--margin: '0' is not a whole percent" --margin 0 --dry-run
+	check "CLI: --dry-run gives the pairs' range" dry_run_pairs
 	check "CLI: unknown option named" cli_fails_with "unknown option '--bogus'" --bogus
 	check "CLI: unknown method named" cli_fails_with "unknown method 'xyz'" --methods apm,xyz --dry-run
 	check "CLI: bad size named" cli_fails_with "'4q' is not a size" --lat-bs 4q --dry-run

@@ -7,7 +7,8 @@ import statistics
 from .common import PLAN_COLUMNS, fmt
 from .costs import COST_COLUMNS, point_costs
 from .plan import raw_tool, read_plan
-from .runs import point_runs
+from .runs import point_runs_by_rep
+from .verdicts import paired_interval, unpaired_interval
 
 CSV_COLUMNS = PLAN_COLUMNS + [
     "tool", "runs", "iops_median", "iops_min", "iops_max", "bw_mib_s_median", "bw_mib_s_min",
@@ -28,8 +29,10 @@ def summarize(folder):
     plan = read_plan(folder)
     rows = []
     for pt in plan:
-        runs = point_runs(folder, pt)
+        by_rep = point_runs_by_rep(folder, pt)
+        runs = list(by_rep.values())
         row = dict(pt)
+        row["by_rep"] = by_rep
         row["tool"] = raw_tool(pt["rw"], int(pt["sync"])) if pt["method"] == "raw" else "fio"
         row["connections"] = int(pt["numjobs"]) * int(pt["hosts"])
         row["runs"] = len(runs)
@@ -44,6 +47,32 @@ def summarize(folder):
         rows.append(row)
     add_ratios(rows)
     return rows
+
+
+# a run's figures (runs.py) by name: (index in the run's tuple, +1 when higher is better)
+RUN_FIGURES = {"iops": (0, +1), "bw_mib_s": (1, +1), "lat_mean_us": (2, -1), "lat_p99_us": (3, -1)}
+
+
+def run_values(row, name, reps=None):
+    """The figure NAME of a row's runs (of the runs REPS only), positive ones only."""
+    idx = RUN_FIGURES[name][0]
+    by_rep = row.get("by_rep", {})
+    return [by_rep[r][idx] for r in (reps if reps is not None else sorted(by_rep))
+            if by_rep[r][idx]]
+
+
+def paired_figure(o, p, name):
+    """(ratio, lo, hi, pairs) of a figure, row o over its twin p, over the runs both made
+    and measured (run r of each: a pair)."""
+    idx = RUN_FIGURES[name][0]
+    reps = [r for r in sorted(set(o.get("by_rep", {})) & set(p.get("by_rep", {})))
+            if o["by_rep"][r][idx] and p["by_rep"][r][idx]]
+    return paired_interval(run_values(o, name, reps), run_values(p, name, reps))
+
+
+def unpaired_figure(b, a, name):
+    """(ratio, lo, hi, n) of a figure, row b over row a of another folder."""
+    return unpaired_interval(run_values(b, name), run_values(a, name))
 
 
 def same_point(a, b):

@@ -1,12 +1,14 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The benchmarks subcommand: docs/BENCHMARKS.md from a result folder of
-run_matrix.sh --impl ours,peer, each figure ours against the peer's with its target
-and verdict (make bench)."""
+run_matrix.sh --impl ours,peer (make bench): the measured figures (IOPS, latency) ours
+against the peer's as a ratio with a confidence interval over the interleaved pairs and
+a verdict (verdicts.py); the counted ones (per I/O: exact) against their targets."""
 import os
 import re
 
-from .aggregate import peer_pairs, summarize
+from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
+from .verdicts import AHEAD, BEHIND, EQUAL, verdict
 
 # docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
 BENCH_FIGURES = [
@@ -47,14 +49,65 @@ def bench_target(kind, r):
     return None, ""
 
 
-def bench_verdict(better, target, o, p, o_lo, o_hi, p_lo, p_hi):
+def count_verdict(better, target, o, p):
+    """An exact count against its target: met or missed."""
     x = o / p
-    if (better > 0 and x >= target) or (better < 0 and x <= target):
-        return "met"
-    # the spreads (when the figure has them) overlap once the peer's is scaled
-    if None not in (o_lo, o_hi, p_lo, p_hi) and o_lo <= p_hi * target and o_hi >= p_lo * target:
-        return "within spread"
-    return "**missed**"
+    return "met" if (better > 0 and x >= target) or (better < 0 and x <= target) else "**missed**"
+
+
+def interval_verdict(interval, better):
+    """The verdict of a measured figure in the table's words."""
+    word, margin = verdict(interval, better)
+    return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(
+        word, f"undecided ({interval[3]} pairs)")
+
+
+def measured_line(o, p, col, better, digits):
+    """A table line of a figure of the measured runs (median (min..max) a side, the
+    ratio of the pairs with its interval, the verdict), and the verdict's word."""
+    def cell(r):
+        return (f"{fmt(r[col], digits)} ({fmt(r[col.replace('_median', '_min')], digits)}.."
+                f"{fmt(r[col.replace('_median', '_max')], digits)})"
+                if r.get(col.replace("_median", "_min")) is not None else fmt(r[col], digits))
+    interval = paired_figure(o, p, col[:-len("_median")])
+    ratio, lo, hi, n = interval
+    x = "" if ratio is None else f"{ratio:.2f}x" + ("" if lo is None else f" ({lo:.2f}..{hi:.2f})")
+    line = f"| {point_label(o)} | {cell(o)} | {cell(p)} | {x} | {n} | {interval_verdict(interval, better)} |"
+    return line, verdict(interval, better)
+
+
+def count_line(o, p, col, better, digits, kind):
+    """A table line of a per-I/O count (exact: no interval) against its target."""
+    # counts per I/O as shown: what is below the last digit is the connection's own
+    # requests and packets, not the I/O's
+    ov, pv = round(o[col], digits), round(p[col], digits)
+    target, text = bench_target(kind, o)
+    x = "" if not pv else f"{ov / pv:.2f}x"
+    v = "" if target is None or not pv else count_verdict(better, target, ov, pv)
+    return f"| {point_label(o)} | {fmt(ov, digits)} | {fmt(pv, digits)} | {x} | {text} | {v} |"
+
+
+def figure_tables(pairs):
+    """The Markdown of every figure's table, and the count of each verdict of IOPS."""
+    md, tally = [], {}
+    for col, title, better, digits, kind in BENCH_FIGURES:
+        lines = []
+        for o, p in pairs:
+            if o.get(col) is None or p.get(col) is None:
+                continue
+            if col.endswith("_median"):
+                line, (word, _) = measured_line(o, p, col, better, digits)
+                if col == "iops_median":
+                    tally[word] = tally.get(word, 0) + 1
+            else:
+                line = count_line(o, p, col, better, digits, kind)
+            lines.append(line)
+        if not lines:
+            continue
+        head = (["point", "ours", "peer", "ours/peer (95% CI)", "pairs", "verdict"]
+                if col.endswith("_median") else ["point", "ours", "peer", "ours/peer", "target", "verdict"])
+        md += [f"## {title}", ""] + table_head(head) + lines + [""]
+    return md, tally
 
 
 def host_command(options):
@@ -85,40 +138,29 @@ def benchmarks_md(folder, rows):
               "server memory"):
         if k in env:
             md.append(f"- {k}: {env[k]}")
-    md += [f"- runs: {options.get('repeats', '?')} a point and implementation (median, min..max), "
+    margin = options.get("margin_pct", "?")
+    md += [f"- runs: interleaved, ours then the peer's at each point, a pair at a time; "
+           f"{options.get('repeats', '?')} to {options.get('max_repeats', options.get('repeats', '?'))} "
+           f"pairs a point, more until the IOPS verdict is decided (margin {margin}%); "
            f"{options.get('runtime', '?')} s measured after {options.get('ramp', '?')} s of warm-up; "
-           "ours' runs of a point, then the peer's; clients and GPSPM servers busy-poll",
+           "clients and GPSPM servers busy-poll",
+           "- the measured figures (IOPS, latency): median (min..max) a side; ours/peer is the "
+           "geometric mean of the pairs' ratios with its 95% bootstrap confidence interval "
+           "(`scripts/matrix/rpmamatrix/verdicts.py`); **ahead** or **behind** only when the "
+           "interval excludes 1.00x, else **equal within +-X%**, X the interval's farther end",
            "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "
            "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
-           "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs)",
+           "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs): exact, so "
+           "against a target without an interval",
            "- writes are random writes (`jobs/randwrite.fio` for ours, `--rw=randwrite` for the "
            "peer); batched points post `iodepth` I/Os at a time and reap them all before the next "
            "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
-    for col, title, better, digits, kind in BENCH_FIGURES:
-        lines = []
-        for o, p in pairs:
-            ov, pv = o.get(col), p.get(col)
-            if ov is None or pv is None:
-                continue
-            o_lo, o_hi = o.get(col.replace("_median", "_min")), o.get(col.replace("_median", "_max"))
-            p_lo, p_hi = p.get(col.replace("_median", "_min")), p.get(col.replace("_median", "_max"))
-            if not col.endswith("_median"):
-                o_lo = o_hi = p_lo = p_hi = None
-                # counts per I/O as shown: what is below the last digit is the
-                # connection's own requests and packets, not the I/O's
-                ov, pv = round(ov, digits), round(pv, digits)
-            target, text = bench_target(kind, o)
-            x = "" if not pv else f"{ov / pv:.2f}x"
-            verdict = "" if target is None or not pv else \
-                bench_verdict(better, target, ov, pv, o_lo, o_hi, p_lo, p_hi)
-
-            def cell(v, lo, hi):
-                return fmt(v, digits) + ("" if lo is None else f" ({fmt(lo, digits)}..{fmt(hi, digits)})")
-            lines.append(f"| {point_label(o)} | {cell(ov, o_lo, o_hi)} | {cell(pv, p_lo, p_hi)} | "
-                         f"{x} | {text} | {verdict} |")
-        if lines:
-            md += [f"## {title}", ""] + table_head(["point", "ours", "peer", "ours/peer", "target",
-                                                   "verdict"]) + lines + [""]
+    tables, tally = figure_tables(pairs)
+    md += ["## IOPS verdicts at a glance", "",
+           f"{len(pairs)} points: ours ahead at {tally.get(AHEAD, 0)}, equal within the stated "
+           f"margin at {tally.get(EQUAL, 0)}, behind at {tally.get(BEHIND, 0)}"
+           + (f", undecided at {tally['undecided']}" if tally.get("undecided") else "") + ".", ""]
+    md += tables
     if not any(o.get("client_instructions_per_io") is not None for o, _ in pairs):
         md += ["## Not measured", "",
                "- user-space instructions per I/O (run_matrix.sh --instructions): not in "

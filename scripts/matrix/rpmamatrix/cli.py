@@ -5,11 +5,13 @@ import argparse
 
 from .benchmarks import cmd_benchmarks
 from .compare import cmd_compare
+from .decide import cmd_decide
 from .durability import cmd_durability
 from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
 from .report import cmd_build
 from .sweep import cmd_report
+from .verdicts import DEFAULT_MARGIN_PCT
 
 USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
 
@@ -17,6 +19,10 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                print the plan: one point per line (TSV with a header)
   matrix build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
   matrix compare A B OUT    both folders on the same charts, plus a table of ratios
+               with confidence intervals and verdicts
+  matrix decide DIR OURS PEER [--margin PCT]
+               whether the IOPS of point OURS vs its interleaved twin PEER are
+               decided (exit 0) or need more pairs (exit 1)
   matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
                run's folder (scripts/run_durability.sh)
   matrix report --out DIR [METHOD=]FIO_JSON...
@@ -59,6 +65,13 @@ def main():
     c.add_argument("b")
     c.add_argument("out")
     c.set_defaults(fn=cmd_compare)
+    dc = sub.add_parser("decide", help="whether ours vs the peer at a point is decided")
+    dc.add_argument("dir")
+    dc.add_argument("ours", help="the point id of ours (plan.tsv)")
+    dc.add_argument("peer", help="the point id of its twin")
+    dc.add_argument("--margin", type=float, default=DEFAULT_MARGIN_PCT,
+                    help="percent within which 'equal' decides (default %(default)s)")
+    dc.set_defaults(fn=cmd_decide)
     bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)

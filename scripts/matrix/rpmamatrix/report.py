@@ -3,10 +3,11 @@
 report.html, its tables (summary, ours vs the peer, per-I/O costs, environment)."""
 import os
 
-from .aggregate import peer_pairs, summarize, write_csv
+from .aggregate import paired_figure, peer_pairs, summarize, write_csv
 from .charts import draw_all
 from .common import METHODS, fmt, impl_suffix, point_label, read_json, size_str, table_head
 from .report_html import write_reports
+from .verdicts import verdict_text
 
 # the per-I/O cost columns of the report: (column, heading, digits)
 COST_TABLE = [("client_posts_per_io", "client posts", 2), ("client_send_wrs_per_io", "client WRs", 2),
@@ -79,13 +80,14 @@ def versus_table(rows):
     pairs = peer_pairs(rows)
     if not pairs:
         return []
-    head = ["point"] + [h for _, h, _ in VERSUS]
+    head = ["point"] + [h for _, h, _ in VERSUS] + ["IOPS verdict (pairs, 95% CI)"]
     lines = table_head(head)
     for o, p in pairs:
         cells = []
         for col, _, _ in VERSUS:
             x = ratio(o.get(col), p.get(col))
             cells.append("" if x is None else f"{x:.2f}x")
+        cells.append(verdict_text(paired_figure(o, p, "iops"), +1))
         lines.append("| " + " | ".join([point_label(o)] + cells) + " |")
     return lines
 
@@ -128,7 +130,10 @@ def build(folder):
         md += ["", "## Ours vs the peer", "",
                "ours / peer at each point both measured: above 1.00x for IOPS, below for "
                "everything else, means ours is better. Latency figures are medians of the "
-               "measured runs; costs come from the cost runs (next section).", ""] + versus
+               "measured runs; costs come from the cost runs (next section). The runs of ours "
+               "and the peer alternate (pairs); the verdict is ahead or behind only when the "
+               "95% confidence interval of the pairs' IOPS ratio excludes 1.00x, else equal "
+               "within the interval's margin (5 pairs at least).", ""] + versus
     costs = cost_table(rows)
     if costs:
         md += ["", "## Per-I/O costs", "",

@@ -68,9 +68,10 @@ def perftest_figures(path, bs, tool):
     raise ValueError(f"{path}: no result line for {bs} bytes")
 
 
-def point_runs(folder, pt):
-    """Figures of every successful run of a point."""
-    runs = []
+def point_runs_by_rep(folder, pt):
+    """{run number: figures} of every successful run of a point (run r of ours and of the
+    peer's twin were measured one after the other: a pair)."""
+    runs = {}
     base = os.path.join(folder, "runs", pt["id"])
     rep = 1
     while True:
@@ -89,7 +90,7 @@ def point_runs(folder, pt):
                 else:
                     fig = fio_figures(path, pt["rw"])
                     cpu = server_cpu(stem + ".server.json")
-                runs.append(fig + (cpu,))
+                runs[rep] = fig + (cpu,)
             except (ValueError, KeyError, IndexError) as e:
                 warn(f"{path}: unreadable ({e})")
         rep += 1

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tests/matrix/test_schedule.sh -- the runner's schedule of ours vs the peer, on the host:
+# scripts/run_matrix.sh sourced, its measure() driven over a plan of two points with
+# both implementations, fio's runs replaced by fakes that write the JSON fio would
+# (a unit test of the schedule: the runs themselves are make test-matrix-vm's). The
+# host's speed swings from pair to pair by up to 2x, on both sides alike. Checked:
+# the runs alternate ours, peer, ours, peer; a point where ours is 10% ahead in every
+# pair is decided after 5 pairs although the two sides' min..max ranges overlap; a
+# point whose pairs disagree (1.20x, 0.85x...) runs to --max-repeats and is reported
+# equal within a margin, not ahead or behind; the report (benchmarks) says so.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+WORK=$ROOT/build/test-matrix/schedule
+# shellcheck source=scripts/run_matrix.sh
+. "$ROOT/scripts/run_matrix.sh"
+set -euo pipefail
+
+# the host's speed at pair R: the same for ours and the peer's run of the pair
+DRIFT=(1.0 0.6 1.3 0.8 1.1 0.5 1.2 0.9 0.7 1.0 1.0 1.0)
+
+# fake run_fio STEM IMPL METHOD RW BS QD ...: a client's fio JSON of the IOPS the
+# scenario gives (depth 1: ours 1.10x the peer's; depth 8: 1.20x, 0.85x by turns)
+run_fio() {
+	local stem=$1 impl=$2 qd=$6 r
+	r=${stem##*-r}
+	echo "$impl $qd r$r" >>"$WORK/order.log"
+	awk -v impl="$impl" -v qd="$qd" -v r="$r" -v drift="${DRIFT[$((r - 1))]}" 'BEGIN {
+		ratio = qd == 1 ? 1.10 * (1 + 0.005 * (r % 3 - 1)) : (r % 2 ? 1.20 : 0.85)
+		iops = 1000 * drift * (impl == "ours" ? ratio : 1)
+		lat = 1e9 / iops * qd
+		printf "{\"jobs\": [{\"write\": {\"total_ios\": %d, \"iops\": %f, \"bw_bytes\": %f, " \
+			"\"lat_ns\": {\"mean\": %f}, \"clat_ns\": {\"mean\": %f}}, \"read\": {\"total_ios\": 0, " \
+			"\"iops\": 0, \"bw_bytes\": 0, \"lat_ns\": {\"mean\": 0}, \"clat_ns\": {\"mean\": 0}}, " \
+			"\"usr_cpu\": 1, \"sys_cpu\": 1, \"job_runtime\": 2000}]}\n", 2 * iops, iops, iops * 4096, lat, lat
+	}' >"$stem.json"
+}
+capture_env() { echo '{}'; }
+
+rm -rf "$WORK"
+mkdir -p "$WORK"
+OUT=$WORK/out PRESET=default REPEATS=3 MAX_REPEATS=7 MARGIN=5 RUNTIME=2 RAMP=1 COSTS=0
+PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write --impls "ours,peer")
+measure 2>"$WORK/progress.log"
+
+failed=0
+expect() { # WHAT COMMAND...
+	if "${@:2}"; then echo "ok   $1"; else echo "FAIL $1"; failed=$((failed + 1)); fi
+}
+want_order() {
+	local want=() r
+	for ((r = 1; r <= 5; r++)); do want+=("ours 1 r$r" "peer 1 r$r"); done
+	for ((r = 1; r <= 7; r++)); do want+=("ours 8 r$r" "peer 8 r$r"); done
+	diff <(printf '%s\n' "${want[@]}") "$WORK/order.log"
+}
+expect "runs interleaved: ours, peer a pair at a time; 5 pairs at depth 1, 7 at depth 8" want_order
+expect "depth 1 decided after 5 pairs, ahead" \
+	grep -q '^      5 pairs: IOPS ours/peer ahead: 1.10x .*: decided$' "$WORK/progress.log"
+expect "depth 8 undecided until --max-repeats" \
+	grep -q '^      7 pairs: IOPS ours/peer equal within .*: --max-repeats reached$' "$WORK/progress.log"
+expect "the ranges overlap at depth 1 (what a min..max comparison could not decide)" \
+	python3 - "$OUT" <<'PY'
+import sys
+sys.path.insert(0, "scripts/matrix")
+from rpmamatrix import aggregate
+rows = {r["id"]: r for r in aggregate.summarize(sys.argv[1])}
+o, p = rows["p001"], rows["p002"]
+sys.exit(not (o["iops_min"] < p["iops_max"] and p["iops_min"] < o["iops_max"]))
+PY
+expect "status complete" grep -qx complete "$OUT/status"
+python3 "$ROOT/scripts/matrix/matrix" benchmarks "$OUT" --out "$WORK/BENCHMARKS.md" >/dev/null
+expect "BENCHMARKS.md: depth 1 ahead with its interval" \
+	grep -Eq '^\| apm write 4k qd1 sync \| .* \| 1\.10x \(1\.[01][0-9]\.\.1\.1[0-9]\) \| 5 \| ahead \|$' "$WORK/BENCHMARKS.md"
+expect "BENCHMARKS.md: depth 8 equal within a stated margin" \
+	grep -Eq '^\| apm write 4k qd8 \| .* \| 7 \| equal within \+-[0-9]+% \|$' "$WORK/BENCHMARKS.md"
+expect "BENCHMARKS.md: the verdicts at a glance" \
+	grep -q '^2 points: ours ahead at 1, equal within the stated margin at 1, behind at 0\.$' "$WORK/BENCHMARKS.md"
+[ "$failed" -eq 0 ] || { echo "progress:"; cat "$WORK/progress.log"; exit 1; }
