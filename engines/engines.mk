@@ -217,7 +217,8 @@ $(TBUILD)/unit/engine_apm: engines/librpma_apm.c
 # with TEST_FLAGS, not TEST_LDFLAGS: its malloc wraps are the fake provider's, not linked
 # here (under COVERAGE=1, libgcov's malloc calls would find no __wrap_malloc).
 $(TBUILD)/unit/engine_poll: $(wildcard tests/unit/engine_poll/*.c) engines/common/poll.c \
-		engines/common/poll.h librpma/include/librpma.h $(PROBE_H)
+		engines/common/pace.c engines/common/poll.h engines/common/pace.h \
+		librpma/include/librpma.h $(PROBE_H)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Wno-missing-prototypes -Iengines -Ilibrpma/include -o $@ \
 		$(filter %.c,$^) $(TEST_FLAGS) -lcmocka

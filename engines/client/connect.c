@@ -183,7 +183,7 @@ int rpmafio_client_connect(struct rpmafio_client *c, const struct rpmafio_queues
 		goto out;
 	if ((ret = rpma_conn_get_cq(c->conn, &c->cq)) ||
 			(ret = rpmafio_poll_init(&c->poll, c->conn, c->cq,
-				job->o->busy_wait_polling != 0))) {
+				(enum rpmafio_poll_mode)job->o->busy_wait_polling))) {
 		rpmafio_fail(job, EIO, "the connection's completion queue: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 		goto out;

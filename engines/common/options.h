@@ -8,8 +8,9 @@
  *   port                  base port: job i (0-based, counted over the job file) uses port + i
  *   mode                  client (default) or server
  *   direct_write_to_pmem  server: advertise that RDMA writes reach persistence directly
- *   busy_wait_polling     poll the completion queue in a loop (1, default) or sleep on
- *                         its completion channel (0)
+ *   busy_wait_polling     poll the completion queue in a loop (1, default), sleep on
+ *                         its completion channel (0), or adaptive: nap, then poll, as
+ *                         the pace of the completions says (common/pace.h)
  *   cpus                  a CPU list ("0-1,3"): job i runs on the i-th CPU of it (round robin)
  *   connect_timeout       ms: how long a client keeps trying to connect, and the longest
  *                         either side waits for its peer once connected
@@ -53,7 +54,7 @@ struct rpmafio_opts {
 	char *port;
 	unsigned int mode;		/* enum rpmafio_mode */
 	unsigned int direct_write_to_pmem;
-	unsigned int busy_wait_polling;
+	unsigned int busy_wait_polling;	/* enum rpmafio_poll_mode */
 	char *cpus;
 	unsigned int connect_timeout;	/* ms */
 	unsigned int keepalive;		/* ms; 0: the server never probes its client */

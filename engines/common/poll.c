@@ -3,16 +3,27 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <time.h>
 
 #include "poll.h"
 
+/* adaptive: empty polls of a spin between two looks at the clock */
+#define SPIN_CLOCK_EVERY 16
+
 int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
-		bool busy)
+		enum rpmafio_poll_mode mode)
 {
 	int ret;
 
-	*p = (struct rpmafio_poll){.conn = conn, .cq = cq, .ev_fd = -1, .cq_fd = -1, .busy = busy};
+	*p = (struct rpmafio_poll){.conn = conn, .cq = cq, .ev_fd = -1, .cq_fd = -1, .mode = mode};
+	rpmafio_pace_init(&p->pace);
+	/*
+	 * a nap of tens of microseconds must not be stretched by the default timer
+	 * slack (50 us): this thread's timers end when asked
+	 */
+	if (mode == RPMAFIO_POLL_ADAPTIVE)
+		(void) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	if ((ret = rpma_conn_get_event_fd(conn, &p->ev_fd)))
 		return ret;
 	if (cq && (ret = rpma_cq_get_fd(cq, &p->cq_fd)))
@@ -88,7 +99,61 @@ enum rpmafio_poll_step rpmafio_poll_once(const struct rpmafio_poll *p, const str
 	return RPMAFIO_POLL_GO_ON;
 }
 
-enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void nap(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+	/* (a signal cuts it short: the spin that follows finds what came) */
+	(void) clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+}
+
+/*
+ * adaptive: nap, then spin on the CQ for a while; a completion found is handed
+ * over and teaches the pace. None: sleep on the channels once, and the
+ * completion that ends the sleep teaches it (in the loop: waiting_since_ns).
+ */
+static enum rpmafio_poll_step adaptive_wait(struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+		void *arg)
+{
+	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
+	const uint64_t start = now_ns();
+	const uint64_t timer_ns = rpmafio_pace_timer_ns(&p->pace);
+	enum rpmafio_pace_found found = timer_ns ? RPMAFIO_PACE_AT_WAKE : RPMAFIO_PACE_LATER;
+
+	p->waiting_since_ns = 0; /* (a sleep that ended with nothing: an idle period) */
+	p->adaptive.waits++;
+	if (timer_ns) {
+		p->adaptive.napped++;
+		nap(timer_ns);
+		rpmafio_pace_timer_took(&p->pace, timer_ns, now_ns() - start);
+	}
+	const uint64_t spin_end = start + rpmafio_pace_spin_end_ns(&p->pace, timer_ns != 0);
+	for (unsigned spins = 1;; spins++) {
+		int got = 0;
+		int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
+		if (ret == 0) {
+			p->adaptive.polled++;
+			rpmafio_pace_learn(&p->pace, found, now_ns() - start);
+			return ops->wc ? ops->wc(arg, wc, got) : RPMAFIO_POLL_GO_ON;
+		}
+		if (ret != RPMA_E_NO_COMPLETION)
+			return ops->error ? ops->error(arg, "rpma_cq_get_wc", ret) : RPMAFIO_POLL_GO_ON;
+		found = RPMAFIO_PACE_LATER;
+		if (spins % SPIN_CLOCK_EVERY == 0 && now_ns() >= spin_end)
+			break;
+	}
+	p->waiting_since_ns = start;
+	p->adaptive.slept++;
+	return sleep_on_channels(p, ops, arg);
+}
+
+enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
 	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
@@ -100,6 +165,12 @@ enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const stru
 			int got = 0;
 			int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
 			if (ret == 0) {
+				if (p->waiting_since_ns) {
+					/* the end of an adaptive wait's sleep on the channel */
+					rpmafio_pace_learn(&p->pace, RPMAFIO_PACE_LATER,
+						now_ns() - p->waiting_since_ns);
+					p->waiting_since_ns = 0;
+				}
 				if (ops->wc && (r = ops->wc(arg, wc, got)))
 					return r;
 				/*
@@ -116,10 +187,17 @@ enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const stru
 					(r = ops->error(arg, "rpma_cq_get_wc", ret)))
 				return r;
 		}
-		if (p->cq && p->busy) {
+		if (p->cq && p->mode == RPMAFIO_POLL_BUSY) {
 			if (++spins % RPMAFIO_POLL_SPIN_CHECK)
 				continue;
 			r = look_at_events(p, ops, arg);
+		} else if (p->cq && p->mode == RPMAFIO_POLL_ADAPTIVE) {
+			if ((r = adaptive_wait(p, ops, arg)))
+				return r;
+			/* (a wait that slept has looked at the events: idle below) */
+			if (!p->waiting_since_ns && ++batches % RPMAFIO_POLL_BUSY_CHECK)
+				continue;
+			r = p->waiting_since_ns ? RPMAFIO_POLL_GO_ON : look_at_events(p, ops, arg);
 		} else {
 			r = sleep_on_channels(p, ops, arg);
 		}

@@ -5,11 +5,14 @@
  * its client to leave) is rpmafio_poll_run() with its own callbacks. No fio.
  *
  * Each turn takes up to RPMAFIO_POLL_BATCH completions from the CQ and hands
- * them over. When the CQ is empty:
+ * them over. When the CQ is empty, by the loop's mode (busy_wait_polling=):
  *   busy      poll it again; every RPMAFIO_POLL_SPIN_CHECK empty polls, look
  *             at the connection's events (without blocking), then call idle
- *   not busy  sleep on the CQ's completion channel and the connection's
+ *   sleep     sleep on the CQ's completion channel and the connection's
  *             events together, at most RPMAFIO_POLL_SLICE_MS, then call idle
+ *   adaptive  nap on a timer, spin, then sleep as above: how long each is
+ *             learned from when completions came (pace.h); the events and
+ *             idle every RPMAFIO_POLL_BUSY_CHECK waits, and after a sleep
  * A loop without a CQ (cq NULL) only sleeps on the connection's events.
  *
  * Every callback returns a step: RPMAFIO_POLL_GO_ON, or anything else to end
@@ -22,6 +25,8 @@
 #include <stdint.h>
 
 #include <librpma.h>
+
+#include "pace.h"
 
 /* completions taken from the CQ at once */
 #define RPMAFIO_POLL_BATCH 16
@@ -40,12 +45,27 @@ enum rpmafio_poll_step {
 	RPMAFIO_POLL_FAILED,	/* a failure, reported by the callback */
 };
 
+/* how a loop waits for the CQ: the values of busy_wait_polling= */
+enum rpmafio_poll_mode {
+	RPMAFIO_POLL_SLEEP = 0,
+	RPMAFIO_POLL_BUSY = 1,
+	RPMAFIO_POLL_ADAPTIVE = 2,
+};
+
 struct rpmafio_poll {
 	struct rpma_conn *conn;
 	struct rpma_cq *cq;	/* NULL: connection events only */
 	int ev_fd;
 	int cq_fd;
-	bool busy;
+	enum rpmafio_poll_mode mode;
+	struct rpmafio_pace pace;	/* adaptive: what the waits have learned */
+	uint64_t waiting_since_ns;	/* adaptive: a wait that went to the channel */
+	struct {
+		uint64_t waits;		/* adaptive waits: the CQ was empty */
+		uint64_t napped;	/* ... that napped first */
+		uint64_t polled;	/* ... whose completion a poll found (after the nap, if any) */
+		uint64_t slept;		/* ... that went on to sleep on the channels */
+	} adaptive;
 };
 
 struct rpmafio_poll_ops {
@@ -64,10 +84,13 @@ struct rpmafio_poll_ops {
  * NULL). 0, or a librpma error code.
  */
 int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
-		bool busy);
+		enum rpmafio_poll_mode mode);
 
-/* Loop until a callback returns a step other than RPMAFIO_POLL_GO_ON; return it. */
-enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
+/*
+ * Loop until a callback returns a step other than RPMAFIO_POLL_GO_ON; return it.
+ * (p is not const: an adaptive loop keeps what it learned there for the next run.)
+ */
+enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg);
 
 /* One look at the CQ, no waiting: the wc (or error) callback's step, or GO_ON. */

@@ -9,6 +9,7 @@
 
 #include "common/access.h"
 #include "common/options.h"
+#include "common/poll.h"
 #include "engine.h"
 
 /*
@@ -137,11 +138,20 @@ struct fio_option rpmafio_options[] = {
 	{
 		.name = "busy_wait_polling",
 		.lname = "busy-wait polling",
-		.type = FIO_OPT_BOOL,
+		.type = FIO_OPT_STR,
 		.off1 = offsetof(struct rpmafio_opts, busy_wait_polling),
 		.def = "1",
-		.help = "1: poll for completions in a loop (lowest latency, one busy CPU per job); "
-			"0: sleep on the completion channel (less CPU)",
+		.help = "how a job waits for completions: 1 polls in a loop, 0 sleeps on the "
+			"completion channel, adaptive naps and spins as the pace of its completions says",
+		.posval = {
+			{ .ival = "1", .oval = RPMAFIO_POLL_BUSY,
+			  .help = "poll in a loop: the lowest latency, one busy CPU per job" },
+			{ .ival = "0", .oval = RPMAFIO_POLL_SLEEP,
+			  .help = "sleep on the completion channel: the least CPU, a wake-up per completion" },
+			{ .ival = "adaptive", .oval = RPMAFIO_POLL_ADAPTIVE,
+			  .help = "nap on a timer through most of the expected gap, then poll: "
+				"learned from when completions came; an idle job sleeps on the channel" },
+		},
 		.category = FIO_OPT_C_ENGINE,
 		.group = RPMAFIO_OPT_GROUP,
 	},

@@ -134,11 +134,24 @@ static const struct rpmafio_poll_ops serving_ops = {
 	.error = serving_error,
 };
 
+/* how the adaptive waits went: what busy_wait_polling=adaptive did, in the server's log */
+static void note_adaptive(struct rpmafio_server *s)
+{
+	const struct rpmafio_poll *p = &s->poll;
+	rpmafio_note(&s->job, "busy_wait_polling=adaptive: %llu waits (%llu napped first): "
+		"%llu found their request by polling, %llu slept on the completion channel; "
+		"awake again %llu us into a wait, timers %llu us late", (unsigned long long)p->adaptive.waits,
+		(unsigned long long)p->adaptive.napped, (unsigned long long)p->adaptive.polled,
+		(unsigned long long)p->adaptive.slept,
+		(unsigned long long)(rpmafio_pace_nap_ns(&p->pace) / 1000),
+		(unsigned long long)(p->pace.late_ns / 1000));
+}
+
 int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc)
 {
 	const struct rpmafio_opts *o = s->job.o;
 	struct serving sv = {.s = s, .on_wc = on_wc};
-	struct rpmafio_poll p = s->poll;
+	struct rpmafio_poll quiet, *p = &s->poll;
 
 	if (s->disconnected)
 		return 0;
@@ -146,11 +159,16 @@ int rpmafio_server_serve(struct rpmafio_server *s, rpmafio_serve_fn on_wc)
 		rpmafio_now_ms());
 	if (on_wc == NULL) {
 		/* only probes complete here: sleep on the CQ and the events */
-		p.busy = false;
+		quiet = s->poll;
+		quiet.mode = RPMAFIO_POLL_SLEEP;
 		if (o->keepalive == 0)
-			p.cq = NULL;
+			quiet.cq = NULL;
+		p = &quiet;
 	}
-	return rpmafio_poll_run(&p, &serving_ops, &sv) == RPMAFIO_POLL_FAILED ? -1 : 0;
+	enum rpmafio_poll_step r = rpmafio_poll_run(p, &serving_ops, &sv);
+	if (p->mode == RPMAFIO_POLL_ADAPTIVE)
+		note_adaptive(s);
+	return r == RPMAFIO_POLL_FAILED ? -1 : 0;
 }
 
 /* wait up to ms for the client to disconnect */

@@ -251,7 +251,7 @@ int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req)
 	rpmafio_debug(job, "a client connected");
 	if ((ret = rpma_conn_get_cq(s->conn, &s->cq)) ||
 			(ret = rpmafio_poll_init(&s->poll, s->conn, s->cq,
-				job->o->busy_wait_polling != 0)))
+				(enum rpmafio_poll_mode)job->o->busy_wait_polling)))
 		return rpmafio_fail(job, EIO, "the connection's completion queue: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	return 0;

@@ -259,6 +259,19 @@ fio_group sleeping-server 'SERVER_BUSY_WAIT=0' \
 	'rw-4k-qd16-batch1 readwrite rw=rw rwmixread=70 sync=0 iodepth=16 iodepth_batch_submit=1' \
 	"rw-4k-qd16-batch16-channel readwrite rw=rw rwmixread=70 busy_wait_polling=0 $batch16" \
 	'rw-256k-sync readwrite rw=rw rwmixread=70 bs=256k'
+# --- the adaptive wait (busy_wait_polling=adaptive: nap, spin, sleep when idle) on the
+# server, and on a client of fio's verify; the server's log says its waits found
+# requests by polling (common/pace.h)
+verify8m='size=8m time_based=0 runtime=0 verify=crc32c do_verify=1 verify_fatal=1 verify_state_save=0'
+fio_group adaptive-server 'SERVER_BUSY_WAIT=adaptive' \
+	'randwrite-4k-sync-server-adaptive write rw=randwrite' \
+	"randwrite-4k-qd16-batch16-server-adaptive write rw=randwrite $batch16" \
+	"verify-randwrite-4k-qd8-server-adaptive-client-adaptive readwrite $verify8m rw=randwrite sync=0 iodepth=8 iodepth_batch_submit=4 busy_wait_polling=adaptive"
+if e2e_wanted gpspm-adaptive-server && gp_want gpspm-adaptive-server; then
+	grep -Eq 'busy_wait_polling=adaptive: [1-9][0-9]* waits .*: [1-9][0-9]* found their request by polling' \
+		"$E2E_TMP/gpspm-adaptive-server/server.log" 2>/dev/null
+	e2e_result gpspm-adaptive-server-polls $?
+fi
 # a server taking 1 request at a time serves a sync client
 gp_pair randwrite-4k-sync-server-depth1 write 'SERVER_IODEPTH=1' 'IODEPTH=8' jobs/randwrite.fio
 # (fio's verify, both sides sleeping: gpspm-verify-randwrite-4k-qd8-channel in engines.sh)

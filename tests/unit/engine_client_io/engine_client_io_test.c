@@ -147,7 +147,7 @@ static enum rpmafio_poll_step one_turn(const struct rpmafio_poll_ops *ops, void 
 }
 
 /* the script's turns, then idle every 100 ms of the test's clock until a callback ends it */
-enum rpmafio_poll_step rpmafio_poll_run(const struct rpmafio_poll *p,
+enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p,
 		const struct rpmafio_poll_ops *ops, void *arg)
 {
 	enum rpmafio_poll_step r;

@@ -50,6 +50,7 @@ struct scenario {
 	/* what librpma and poll(2) say */
 	struct wc_result wcq[WCQ_MAX];
 	bool endless;		/* every rpma_cq_get_wc gives one completion: never dry */
+	uint64_t pace_ns;	/* a completion comes this long after the last one was taken */
 	bool ring_ev, ring_cq;	/* the event fd / the CQ's fd readable */
 	struct ev_result event;
 	int cq_wait_ret;
@@ -80,7 +81,15 @@ static struct {
 	int ev_fd_calls, cq_fd_calls, get_wc_calls;
 	int polls, poll_nfds, poll_max_timeout;	/* the last nfds; an infinite wait is INT_MAX */
 	int poll_fails, poll_errno;	/* the next poll_fails calls fail with poll_errno */
+	uint64_t next_ns;		/* paced: when the next completion comes */
 } F;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 static int get_fd(int *calls, int ret, int fd, int *out)
 {
@@ -108,6 +117,14 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *
 	assert_int_equal(num_entries, RPMAFIO_POLL_BATCH);
 	assert_non_null(got);
 	F.get_wc_calls++;
+	if (S->pace_ns) {
+		if (now_ns() < F.next_ns)
+			return RPMA_E_NO_COMPLETION;
+		wc[0] = (struct ibv_wc){.wr_id = (uint64_t)F.get_wc_calls, .status = IBV_WC_SUCCESS};
+		*got = 1;
+		F.next_ns = now_ns() + S->pace_ns;
+		return 0;
+	}
 	if (S->endless) {
 		if (F.get_wc_calls > 100 * RPMAFIO_POLL_BUSY_CHECK)
 			fail_msg("%d batches of completions and the loop never looked up",
@@ -128,6 +145,7 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *
 }
 
 static void trace(char c);
+static void ring(const int pipe_fds[2]);
 
 /* the real calls block when nothing is there: here that fails the test */
 static void take_byte(int fd, char call)
@@ -164,6 +182,13 @@ int poll(struct pollfd *fds, nfds_t nfds, int timeout)
 		F.poll_fails--;
 		errno = F.poll_errno;
 		return -1;
+	}
+	if (S->pace_ns && nfds == 2) {
+		/* paced: the CQ's channel wakes the sleep when the completion comes */
+		uint64_t now = now_ns();
+		if (F.next_ns > now)
+			nanosleep(&(struct timespec){0, (long)(F.next_ns - now)}, NULL);
+		ring(F.cq);
 	}
 	struct timespec ts = {timeout / 1000, (timeout % 1000) * 1000000L};
 	return ppoll(fds, nfds, timeout < 0 ? NULL : &ts, NULL);
@@ -258,7 +283,7 @@ static int teardown(void **state)
 static struct rpmafio_poll make_loop(struct rpma_cq *cq, bool busy)
 {
 	struct rpmafio_poll p;
-	assert_int_equal(rpmafio_poll_init(&p, CONN, cq, busy), 0);
+	assert_int_equal(rpmafio_poll_init(&p, CONN, cq, busy ? RPMAFIO_POLL_BUSY : RPMAFIO_POLL_SLEEP), 0);
 	return p;
 }
 
@@ -414,6 +439,58 @@ static void never_dry_still_idles(void **state)
 	assert_int_equal(endless_wcs, 2 * RPMAFIO_POLL_BUSY_CHECK);
 }
 
+/*
+ * adaptive, nothing coming: no nap (nothing learned yet), a spin of at least
+ * RPMAFIO_PACE_SPIN_MIN_NS, then one sleep on the channels, then idle
+ */
+static void adaptive_spins_then_sleeps(void **state)
+{
+	(void)state;
+	static const struct scenario one = {.wcq = {{0, 1, 5}}, .idle_end_at = 1};
+	S = &one;
+	struct rpmafio_poll p;
+	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, RPMAFIO_POLL_ADAPTIVE), 0);
+	uint64_t t0 = now_ns();
+	assert_int_equal(rpmafio_poll_run(&p, &all_ops, &R), IDLE_END);
+	assert_true(now_ns() - t0 >= RPMAFIO_PACE_SPIN_MIN_NS);
+	assert_string_equal(R.trace, "wi");
+	assert_true(F.get_wc_calls > 16); /* it spun */
+	assert_int_equal(F.polls, 1);	/* then slept once, on both fds, a slice at most */
+	assert_int_equal(F.poll_nfds, 2);
+	assert_int_equal(F.poll_max_timeout, SLICE);
+	assert_true(p.waiting_since_ns != 0); /* the sleep ended with nothing: nothing learned */
+	assert_int_equal(p.pace.nap_ns, 0);
+}
+
+static int paced_wcs;
+static enum rpmafio_poll_step count_paced(void *arg, const struct ibv_wc *wc, int n)
+{
+	(void)arg;
+	(void)wc;
+	assert_int_equal(n, 1);
+	return ++paced_wcs == 60 ? WC_END : RPMAFIO_POLL_GO_ON;
+}
+
+/*
+ * adaptive, a completion every millisecond: the first waits end on the channel,
+ * what they learn turns the wait into a nap and a short spin; the nap settles
+ * below the gap, and most completions are found by a poll, not by a sleep
+ */
+static void adaptive_learns_a_steady_pace(void **state)
+{
+	(void)state;
+	static const struct scenario paced = {.pace_ns = 1000000, .idle_end_at = NEVER};
+	static const struct rpmafio_poll_ops ops = {.wc = count_paced};
+	S = &paced;
+	paced_wcs = 0;
+	F.next_ns = now_ns() + paced.pace_ns;
+	struct rpmafio_poll p;
+	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, RPMAFIO_POLL_ADAPTIVE), 0);
+	assert_int_equal(rpmafio_poll_run(&p, &ops, &R), WC_END);
+	assert_in_range(rpmafio_pace_nap_ns(&p.pace), 500000, 1000000);
+	assert_true(F.polls < 30);
+}
+
 static void init_fills_fds(void **state)
 {
 	(void)state;
@@ -422,13 +499,13 @@ static void init_fills_fds(void **state)
 	assert_ptr_equal(p.cq, CQ);
 	assert_int_equal(p.ev_fd, F.ev[0]);
 	assert_int_equal(p.cq_fd, F.cq[0]);
-	assert_true(p.busy);
+	assert_int_equal(p.mode, RPMAFIO_POLL_BUSY);
 
 	p = make_loop(NULL, false);
 	assert_null(p.cq);
 	assert_int_equal(p.ev_fd, F.ev[0]);
 	assert_int_equal(p.cq_fd, -1);
-	assert_false(p.busy);
+	assert_int_equal(p.mode, RPMAFIO_POLL_SLEEP);
 	assert_int_equal(F.ev_fd_calls, 2);
 	assert_int_equal(F.cq_fd_calls, 1);
 }
@@ -438,14 +515,14 @@ static void init_returns_getter_errors(void **state)
 	(void)state;
 	struct rpmafio_poll p;
 	F.ev_fd_ret = RPMA_E_INVAL;
-	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, false), RPMA_E_INVAL);
+	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, RPMAFIO_POLL_SLEEP), RPMA_E_INVAL);
 	assert_int_equal(p.ev_fd, -1);
 	assert_int_equal(p.cq_fd, -1);
 	assert_int_equal(F.cq_fd_calls, 0);
 
 	F.ev_fd_ret = 0;
 	F.cq_fd_ret = FAILED;
-	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, false), FAILED);
+	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, RPMAFIO_POLL_SLEEP), FAILED);
 	assert_int_equal(p.cq_fd, -1);
 	assert_int_equal(F.cq_fd_calls, 1);
 }
@@ -520,6 +597,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(init_fills_fds),
+		T(adaptive_spins_then_sleeps),
+		T(adaptive_learns_a_steady_pace),
 		T(never_dry_still_idles),
 		T(init_returns_getter_errors),
 		RUN(batches_until_wc_ends),
