@@ -5,7 +5,8 @@
 #   make test-interop   tests/e2e/interop.sh in the Soft-RoCE VM (with --pmem)
 #   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
 #                       ours,peer over the benchmark's points into build/bench/<date-time>,
-#                       then docs/BENCHMARKS.md from it (scripts/matrix/matrix benchmarks),
+#                       the GPSPM server's polling modes (scripts/bench_polling.sh) into its
+#                       polling/, then docs/BENCHMARKS.md (scripts/matrix/matrix benchmarks),
 #                       with the findings of docs/benchmarks-findings.md (BENCH_ARGS overrides
 #                       the points and runs, e.g. BENCH_ARGS="--repeats 5 --runtime 10")
 
@@ -19,6 +20,8 @@ BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --
 	--bw-qd 8 --qd 8,32 --repeats 5 --max-repeats 12 --margin 5 --runtime 2 --ramp 1 \
 	--mem-size 16m --instructions=sync
 BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
+# the GPSPM server's polling modes side by side (scripts/bench_polling.sh --help; ~5 min)
+BENCH_POLLING_ARGS ?= --rounds 5 --runtime 4 --rate 200
 
 peer:
 	scripts/build_peer.sh --out $(PEER_DIR)
@@ -31,7 +34,8 @@ test-e2e e2e-build: peer
 
 bench: peer engines tools fio-valgrind
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
+	scripts/bench_polling.sh $(BENCH_POLLING_ARGS) --out $(BENCH_DIR)/polling
 	python3 scripts/matrix/matrix benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
-		--notes docs/benchmarks-findings.md
+		--polling $(BENCH_DIR)/polling/polling.tsv --notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

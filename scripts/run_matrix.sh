@@ -52,8 +52,8 @@ Presets (the sweep; every option below overrides its part):
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
-  --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,noflush,raw (default:
-                       all; apm-native only with --native)
+  --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,gpspm-adaptive,noflush,raw
+                       (default: all but gpspm-adaptive; apm-native only with --native)
   --impl LIST          ours,peer: whose engines run the methods (default ours): peer is
                        fio 3.33's in-tree librpma engines over upstream librpma 1.2.0
                        (make peer: build/peer/fio), for apm, gpspm-busy and gpspm-sleep
@@ -131,7 +131,7 @@ several runs of one: they become the runs of each point). Each section becomes a
 point: rw, bs and iodepth from its name (write-bs4k-qd16), sync from its options;
 the method from the engine in the JSON (librpma_apm: apm, or noflush with
 no_flush=1; librpma_gpspm: gpspm-busy, gpspm-sleep if the server's JSON says
-busy_wait_polling=0), or as METHOD= names it (gpspm-sleep=FILE). The server's
+busy_wait_polling=0, gpspm-adaptive if adaptive), or as METHOD= names it (gpspm-sleep=FILE). The server's
 JSON next to the client's NAME.json, as NAME.server.json, adds the server's CPU.
 Default --out: build/matrix/sweep-<date-time>.
 

@@ -128,11 +128,20 @@ wait_listening() {
 	done
 }
 
+# the GPSPM server's busy_wait_polling= of a method (1 for every other method: unused)
+server_polling() {
+	case $1 in
+	gpspm-sleep) echo 0 ;;
+	gpspm-adaptive) echo adaptive ;;
+	*) echo 1 ;;
+	esac
+}
+
 # fio's job-file variables of a point, into FIO_VARS: METHOD BS IODEPTH SYNC NUMJOBS PORT
 # (an array, not a pipe: the guest has no /dev/fd for process substitution)
 set_fio_vars() {
-	local method=$1 bs=$2 qd=$3 sync=$4 nj=$5 port=$6 busy=1
-	[ "$method" = gpspm-sleep ] && busy=0
+	local method=$1 bs=$2 qd=$3 sync=$4 nj=$5 port=$6 busy
+	busy=$(server_polling "$method")
 	FIO_VARS=(SERVER_IP="$SERVER_IP" PORT="$port" RUNTIME="${RUNTIME}s" RAMP="${RAMP}s"
 		BS="$bs" IODEPTH="$qd" BATCH="$qd" BATCH_COMPLETE="$qd" SYNC="$sync" NUMJOBS="$nj"
 		SERVER_IODEPTH=$((qd > 64 ? qd : 64)) SERVER_BUSY_WAIT="$busy"
@@ -201,14 +210,14 @@ callgrind_of() {
 # COST 2: the same with INSTR_IOS I/Os, fio run by SERVER_WRAP / CLIENT_WRAP (callgrind).
 fio_commands() {
 	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 hosts=${10:-1} ios
-	local engine=apm client_opts=() job run=(env) busy=1
+	local engine=apm client_opts=() job run=(env) busy
 	case $method in
 	gpspm-*) engine=gpspm ;;
 	noflush) client_opts=(--no_flush=1) ;;
 	apm) client_opts=(--native_flush=0) ;;
 	apm-native) client_opts=(--native_flush=1) ;;
 	esac
-	[ "$method" = gpspm-sleep ] && busy=0
+	busy=$(server_polling "$method")
 	set_fio_vars "$method" "$bs" "$qd" "$sync" "$nj" "$port"
 	ios=$(cost_ios "$bs")
 	[ "$cost" != 2 ] || ios=$INSTR_IOS

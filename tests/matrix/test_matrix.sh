@@ -273,6 +273,9 @@ main() {
 	check "verdicts: intervals over pairs and runs, compare's (test_verdicts.py)" \
 		python3 "$HERE/test_verdicts.py"
 	check "ours vs the peer interleaved, pairs until decided (test_schedule.sh)" "$HERE/test_schedule.sh"
+	check "the GPSPM server's polling modes side by side (test_polling.py)" python3 "$HERE/test_polling.py"
+	check "bench_polling.sh: bad --rounds named" script_fails_with bench_polling.sh "--rounds: '0' is not" --rounds 0
+	check "bench_polling.sh: bad --rate named" script_fails_with bench_polling.sh "--rate: 'x' is not" --rate x
 	check "report HTML rendered by headless Chromium (screenshot a/report.png)" \
 		"$HERE/render_check.sh" "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"

@@ -8,6 +8,7 @@ import re
 
 from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
+from .polling import polling_md, read_runs
 from .verdicts import AHEAD, BEHIND, EQUAL, verdict
 
 # docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
@@ -168,9 +169,23 @@ def benchmarks_md(folder, rows):
     return md
 
 
+def polling_section(tsv):
+    """The GPSPM server's polling modes, ours (scripts/bench_polling.sh's runs)."""
+    return ["## The GPSPM server's polling modes (ours)", "",
+            "`scripts/bench_polling.sh` in the same `make bench`: one GPSPM client writing 4 KiB "
+            "at iodepth 1 (sync), at full speed and at a fixed rate, against a server waiting "
+            "for its requests by busy polling (`busy_wait_polling=1`), on the completion channel "
+            "(`0`) or adaptively (`adaptive`: a timed nap when timers are punctual enough, a "
+            "bounded spin, then the channel; engines/common/pace.h), the three taking turns "
+            "round by round. Medians of the rounds; the server's CPU is fio's usr+sys of the "
+            "server job.", ""] + polling_md(read_runs(tsv))
+
+
 def cmd_benchmarks(args):
     rows = summarize(args.dir)
     md = benchmarks_md(args.dir, rows)
+    if args.polling:
+        md += polling_section(args.polling)
     if args.notes:
         with open(args.notes) as f:
             md += ["## What the figures say", ""] + f.read().rstrip("\n").split("\n") + [""]

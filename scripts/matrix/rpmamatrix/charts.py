@@ -8,7 +8,7 @@ from .common import KIB, die
 
 # one colour per method on every chart (the raw verbs' limit in black)
 COLORS = {"apm": "#9400d3", "apm-native": "#d55e00", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
-          "noflush": "#e69f00", "raw": "#000000"}
+          "gpspm-adaptive": "#0072b2", "noflush": "#e69f00", "raw": "#000000"}
 
 
 def chart_fixed(rows, col, preferred):

@@ -9,6 +9,7 @@ from .decide import cmd_decide
 from .durability import cmd_durability
 from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
+from .polling import cmd_polling
 from .report import cmd_build
 from .sweep import cmd_report
 from .verdicts import DEFAULT_MARGIN_PCT
@@ -23,6 +24,9 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix decide DIR OURS PEER [--margin PCT]
                whether the IOPS of point OURS vs its interleaved twin PEER are
                decided (exit 0) or need more pairs (exit 1)
+  matrix polling TSV --out MD
+               the GPSPM server's polling modes side by side, from
+               scripts/bench_polling.sh's polling.tsv
   matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
                run's folder (scripts/run_durability.sh)
   matrix report --out DIR [METHOD=]FIO_JSON...
@@ -76,7 +80,12 @@ def main():
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)
     bm.add_argument("--notes", help="a Markdown file of findings appended as they are")
+    bm.add_argument("--polling", help="scripts/bench_polling.sh's polling.tsv: its section")
     bm.set_defaults(fn=cmd_benchmarks)
+    pl = sub.add_parser("polling", help="the GPSPM server's polling modes from bench_polling.sh")
+    pl.add_argument("tsv")
+    pl.add_argument("--out", required=True)
+    pl.set_defaults(fn=cmd_polling)
     r = sub.add_parser("report", help="a result folder from fio JSON of the sweep job files")
     r.add_argument("--out", required=True, help="the result folder to write")
     r.add_argument("--command", help="the command line to record in options.json")

@@ -15,10 +15,12 @@ METHODS = {
                   "run_matrix.sh --native)",
     "gpspm-busy": "GPSPM, server busy-polls",
     "gpspm-sleep": "GPSPM, server sleeps on the completion channel",
+    "gpspm-adaptive": "GPSPM, server naps then polls, as its requests' pace says "
+                      "(busy_wait_polling=adaptive)",
     "noflush": "RDMA write with no flush (not durable): the baseline",
     "raw": "perftest raw verbs (ib_write_lat / ib_read_lat / ib_write_bw): the fabric's limit",
 }
-FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "noflush"]
+FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "gpspm-adaptive", "noflush"]
 KIB = 1024
 # hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs
 PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs", "hosts"]

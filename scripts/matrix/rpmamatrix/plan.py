@@ -9,6 +9,8 @@ from .common import FIO_METHODS, METHODS, PLAN_COLUMNS, die, parse_size
 
 # apm-native needs the native build (run_matrix.sh --native): in the default list only then
 NATIVE_ONLY = ["apm-native"]
+# the GPSPM server's third polling mode: measured when named (make bench), not by default
+ASKED_ONLY = ["gpspm-adaptive"]
 PRESETS = {
     # tiny: a smoke test of every method and chart (make test-matrix-vm)
     "quick": dict(repeats=1, runtime=1, ramp=0, lat_bs=[4096, 65536], bw_bs=[4096, 65536],
@@ -58,7 +60,7 @@ def make_points(p, methods):
     def add(method, workload, rw, bs, qd, sync, numjobs=1):
         if method == "noflush" and rw != "write":
             return  # no_flush changes writes only
-        if method == "gpspm-sleep" and rw == "read":
+        if method in ("gpspm-sleep", "gpspm-adaptive") and rw == "read":
             return  # reads never reach the GPSPM server: its polling mode plays no part
         if method == "raw" and (raw_tool(rw, sync) is None or numjobs != 1):
             return
@@ -116,7 +118,8 @@ def cmd_plan(args):
     if args.methods:
         methods = args.methods.split(",")
     else:
-        methods = [m for m in FIO_METHODS if args.native or m not in NATIVE_ONLY] + ["raw"]
+        methods = [m for m in FIO_METHODS if (args.native or m not in NATIVE_ONLY)
+                   and m not in ASKED_ONLY] + ["raw"]
     for m in methods:
         if m not in METHODS:
             die(f"--methods: unknown method '{m}' (known: {', '.join(METHODS)})")

@@ -46,7 +46,8 @@ def sweep_method(path, opts, server_opts):
         return "apm-native" if opts.get("native_flush") == "1" else "apm"
     if engine.startswith("librpma_gpspm"):
         # the sweep's GPSPM server polls unless told otherwise (SERVER_BUSY_WAIT=1)
-        return "gpspm-sleep" if server_opts.get("busy_wait_polling") == "0" else "gpspm-busy"
+        return {"0": "gpspm-sleep", "adaptive": "gpspm-adaptive"}.get(
+            server_opts.get("busy_wait_polling"), "gpspm-busy")
     die(f"{path}: ioengine '{opts.get('ioengine', '')}' is not an rpma-fio engine "
         f"(build/librpma_apm.so, build/librpma_gpspm.so): name the method, e.g. apm={path}")
 
