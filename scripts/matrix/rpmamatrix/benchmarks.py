@@ -146,7 +146,7 @@ def benchmarks_md(folder, rows):
            f"{options.get('runtime', '?')} s measured after {options.get('ramp', '?')} s of warm-up; "
            "clients and GPSPM servers busy-poll",
            "- the measured figures (IOPS, latency): median (min..max) a side; ours/peer is the "
-           "geometric mean of the pairs' ratios with its 95% bootstrap confidence interval "
+           "median of the pairs' ratios with its 95% bootstrap confidence interval "
            "(`scripts/matrix/rpmamatrix/verdicts.py`); **ahead** or **behind** only when the "
            "interval excludes 1.00x, else **equal within +-X%**, X the interval's farther end",
            "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "

@@ -26,7 +26,7 @@ def cmd_compare(args):
     la, lb = "(A)", "(B)"
     charts = draw_all({la: rows_a, lb: rows_b}, os.path.join(out, "charts"))
     md = ["# rpma-fio matrix comparison", "", f"A: `{args.a}`", "", f"B: `{args.b}`", "",
-          "IOPS B/A: the geometric means' ratio with its 95% bootstrap confidence interval "
+          "IOPS B/A: the ratio of the medians with its 95% bootstrap confidence interval "
           "(each folder's runs resampled on their own). **B faster** or **B slower** only when "
           "the interval excludes 1.00, else **equal within +-X%**, X the interval's farther "
           "end: a difference inside it is not one. Latency B/A: the medians'.", ""]

@@ -6,8 +6,11 @@ ratio with a 95% bootstrap confidence interval, and a verdict that says "ahead" 
 Runs of ours and the peer are interleaved (run_matrix.sh --impl ours,peer), so run r of
 each is a pair that met the same state of the host: the interval is over the pairs'
 ratios (paired). Two result folders were measured apart: their runs are resampled each
-on its own (unpaired). The statistic is the geometric mean of the ratios (a ratio's
-inverse is its inverse), the resampling seeded: the same runs give the same verdict."""
+on its own (unpaired). The statistic is the median of the pairs' ratios (unpaired: the
+ratio of the medians): a hiccup of the host that hits one run of a pair makes one ratio
+wild, and a mean would follow it (under TCG, one pair in six or so). Ratios are taken as
+logarithms (a ratio's inverse is its inverse); the resampling is seeded: the same runs
+give the same verdict."""
 import math
 import random
 import statistics
@@ -42,11 +45,11 @@ def paired_interval(xs, ys):
     n = len(d)
     if n == 0:
         return None, None, None, 0
-    ratio = math.exp(statistics.fmean(d))
+    ratio = math.exp(statistics.median(d))
     if n < MIN_SAMPLES:
         return ratio, None, None, n
     rng = random.Random(1)
-    boot = [statistics.fmean(rng.choices(d, k=n)) for _ in range(RESAMPLES)]
+    boot = [statistics.median(rng.choices(d, k=n)) for _ in range(RESAMPLES)]
     lo, hi = _percentiles(boot)
     return ratio, lo, hi, n
 
@@ -58,11 +61,11 @@ def unpaired_interval(xs, ys):
     n = min(len(lx), len(ly))
     if n == 0:
         return None, None, None, 0
-    ratio = math.exp(statistics.fmean(lx) - statistics.fmean(ly))
+    ratio = math.exp(statistics.median(lx) - statistics.median(ly))
     if n < MIN_SAMPLES:
         return ratio, None, None, n
     rng = random.Random(1)
-    boot = [statistics.fmean(rng.choices(lx, k=len(lx))) - statistics.fmean(rng.choices(ly, k=len(ly)))
+    boot = [statistics.median(rng.choices(lx, k=len(lx))) - statistics.median(rng.choices(ly, k=len(ly)))
             for _ in range(RESAMPLES)]
     lo, hi = _percentiles(boot)
     return ratio, lo, hi, n
