@@ -2,7 +2,7 @@
 /*
  * msg.h -- the GPSPM flush messages (gpspm_flush.proto): encoding,
  * decoding and the server's range check. Pure functions: no fio, no RDMA, no
- * allocation (protobuf-c's decoder runs on a small arena on the stack).
+ * allocation (the messages are coded by hand: msg.c).
  *
  * The bytes are those of fio 3.33's librpma_gpspm engines:
  *
