@@ -204,7 +204,8 @@ static bool canonical(const struct msg_spec *spec, const uint8_t *b, size_t len,
 static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf, size_t len,
 		void *out, char *why, size_t whylen)
 {
-	uint64_t vals[MSG_FIELDS_MAX];
+	/* (every field is written before GPSPM_MSG_OK; zeros for the analyzer's sake) */
+	uint64_t vals[MSG_FIELDS_MAX] = {0};
 	enum gpspm_msg_status st = check_size(spec, buf, len, why, whylen);
 
 	if (st == GPSPM_MSG_OK && !canonical(spec, buf, len, vals))
