@@ -19,7 +19,10 @@ PEER_FIO := $(PEER_DIR)/fio
 BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --bw-bs 64k \
 	--bw-qd 8 --qd 8,32 --repeats 5 --max-repeats 12 --margin 5 --runtime 2 --ramp 1 \
 	--mem-size 16m --instructions=sync
-BENCH_DIR ?= $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
+# (once: a recursive variable would call date at each use, a second apart)
+ifndef BENCH_DIR
+BENCH_DIR := $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
+endif
 # the GPSPM server's polling modes side by side (scripts/bench_polling.sh --help; ~5 min)
 BENCH_POLLING_ARGS ?= --rounds 5 --runtime 4 --rate 200
 
