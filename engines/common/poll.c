@@ -194,10 +194,12 @@ enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p, const struct rpm
 		} else if (p->cq && p->mode == RPMAFIO_POLL_ADAPTIVE) {
 			if ((r = adaptive_wait(p, ops, arg)))
 				return r;
-			/* (a wait that slept has looked at the events: idle below) */
-			if (!p->waiting_since_ns && ++batches % RPMAFIO_POLL_BUSY_CHECK)
-				continue;
-			r = p->waiting_since_ns ? RPMAFIO_POLL_GO_ON : look_at_events(p, ops, arg);
+			/* a wait that slept has looked at the events; polled ones do now and then */
+			if (!p->waiting_since_ns) {
+				if (++batches % RPMAFIO_POLL_BUSY_CHECK)
+					continue;
+				r = look_at_events(p, ops, arg);
+			}
 		} else {
 			r = sleep_on_channels(p, ops, arg);
 		}
