@@ -16,6 +16,8 @@ die() {
 
 need_value() {
 	if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value (see --help)"; fi
+	# (an option where the value belongs: the value was forgotten)
+	if [[ $2 == --* ]]; then die "$1 needs a value, not the option '$2' (see --help)"; fi
 }
 
 fmt_secs() {
@@ -422,7 +424,10 @@ device_transport() { # /sys/class/infiniband/DEV
 	esac
 }
 
-# The environment of the measurement, as JSON (python3 does the quoting).
+# The environment of the measurement, as JSON (python3 does the quoting), with the
+# platform's facts (`matrix platform`: DDIO per RNIC root port, RNICs, PMem, governors)
+# of this host merged in, and with --server the server host's under "server platform".
+# A platform that cannot be read leaves the rest as it was and says why.
 capture_env() {
 	local dev fw="" link="" rate="" devs="" transport=""
 	for dev in /sys/class/infiniband/*; do
@@ -439,9 +444,35 @@ capture_env() {
 		remote_cpu=$(ssh -n -o BatchMode=yes "$SSH_HOST" \
 			"sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1" 2>/dev/null || echo '?')
 	fi
-	python3 - <<EOF
-import json, sys
-print(json.dumps({
+	# (server_platform_rc stays empty without --server: no "server platform" then)
+	local platform platform_rc=0 server_platform='' server_platform_rc=''
+	platform=$(python3 "$MATRIX" platform --mem "$SERVER_MEM" --direct-write "$DIRECT_WRITE" 2>&1) ||
+		platform_rc=$?
+	if [ -n "$SSH_HOST" ]; then
+		server_platform_rc=0
+		server_platform=$(on_server python3 "$REMOTE_DIR/scripts/matrix/matrix" platform \
+			--mem "$SERVER_MEM" --direct-write "$DIRECT_WRITE" 2>&1) || server_platform_rc=$?
+	fi
+	# the facts' text goes by the environment: a quote in it cannot break this script
+	PLATFORM=$platform PLATFORM_RC=$platform_rc \
+		SERVER_PLATFORM=$server_platform SERVER_PLATFORM_RC=$server_platform_rc python3 - <<EOF
+import json, os
+
+
+def platform_facts(name):
+    """The facts a platform command printed (a dict), or why there are none (a string)."""
+    text, rc = os.environ.get(name, ""), os.environ.get(name + "_RC", "0")
+    try:
+        facts = json.loads(text)
+    except ValueError:
+        facts = None
+    if rc == "0" and isinstance(facts, dict):
+        return facts
+    last = (text.strip().splitlines() or ["no output"])[-1]
+    return f"exit {rc}: {last}"
+
+
+env = {
     "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
     "host": "$(uname -n)",
     "kernel": "$(uname -r)",
@@ -463,7 +494,16 @@ print(json.dumps({
     "direct_write_to_pmem": "$DIRECT_WRITE",
     "DDIO": "$(ddio_state)",
     "in Soft-RoCE VM": "$([ -n "${RPMA_TEST_ADDR:-}" ] && echo "yes, accelerator ${SOFTROCE_VM_ACCEL:-unknown}" || echo no)",
-}, indent=1))
+}
+here = platform_facts("PLATFORM")
+if isinstance(here, dict):
+    env.update(here)  # its DDIO, read from the root port, replaces the declared one
+else:
+    env["platform"] = "not read: " + here
+if os.environ.get("SERVER_PLATFORM_RC"):
+    remote = platform_facts("SERVER_PLATFORM")
+    env["server platform"] = remote if isinstance(remote, dict) else "could not be read: " + remote
+print(json.dumps(env, indent=1))
 EOF
 }
 
@@ -482,7 +522,7 @@ git_revision() {
 	esac
 }
 
-# DDIO can only be read with root's setpci on Intel; say what is known.
+# DDIO as the run declares it: env.json's when `matrix platform` cannot be read.
 ddio_state() {
 	if [ "$DIRECT_WRITE" = 1 ]; then
 		echo "declared off or not applicable (direct_write_to_pmem=1)"

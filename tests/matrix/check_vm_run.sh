@@ -106,13 +106,18 @@ echo "points with per-I/O costs: $costed (of which the peer's: see results.csv)"
 grep -q '^## Ours vs the peer' "$OUT/report.md" || fail "the report has no 'Ours vs the peer' section"
 grep -q '^## Per-I/O costs' "$OUT/report.md" || fail "the report has no 'Per-I/O costs' section"
 [ -s "$OUT/plan.tsv" ] || fail "no plan.tsv in $OUT"
-for chart in lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write overhead_vs_noflush fraction_of_raw \
-	cost_posts_vs_qd cost_packets_vs_qd cost_packets_vs_bs; do
+for chart in lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write iops_vs_noflush fraction_of_raw \
+	cost_posts_vs_qd cost_packets_vs_qd cost_packets_vs_bs overview lat_percentiles_small_sync_writes \
+	lat_cdf; do
 	if [ ! -s "$OUT/charts/$chart.png" ] || [ ! -s "$OUT/charts/$chart.svg" ]; then
 		fail "chart $chart missing or empty"
 	fi
 done
 grep -q '<svg' "$OUT/report.html" 2>/dev/null || fail "report.html has no inline chart"
+# the findings open the report, with a cost sentence for the small sync writes
+sed -n '3p' "$OUT/report.md" | grep -qx '## Findings' || fail "the report does not open with the findings"
+grep -Eq '^- \*\*small sync writes \(4 KiB, iodepth 1, sync\)\*\* against no-flush .*: APM [-+][0-9]+% IOPS' \
+	"$OUT/report.md" || fail "the findings have no cost sentence for the small sync writes"
 # the environment says which accelerator ran the VM (KVM's figures are not TCG's)
 grep -Eq '^\| in Soft-RoCE VM \| yes, accelerator (kvm|tcg) \|' "$OUT/report.md" 2>/dev/null ||
 	fail "the report's environment does not say which accelerator ran the VM"

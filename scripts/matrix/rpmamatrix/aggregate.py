@@ -13,8 +13,12 @@ from .verdicts import paired_interval, unpaired_interval
 CSV_COLUMNS = PLAN_COLUMNS + [
     "tool", "runs", "iops_median", "iops_min", "iops_max", "bw_mib_s_median", "bw_mib_s_min",
     "bw_mib_s_max", "lat_mean_us_median", "lat_mean_us_min", "lat_mean_us_max",
-    "lat_p99_us_median", "server_cpu_pct_median", "overhead_vs_noflush", "fraction_of_raw"] + \
+    "lat_p50_us_median", "lat_p99_us_median", "lat_p99.9_us_median", "lat_p99.99_us_median",
+    "server_cpu_pct_median", "overhead_vs_noflush", "iops_vs_noflush_pct", "fraction_of_raw"] + \
     COST_COLUMNS
+# the latency percentiles of the charts and results.csv (fio reports these among others)
+CHART_PERCENTILES = [50.0, 90.0, 99.0, 99.9, 99.99]
+CSV_PERCENTILES = {50.0: "lat_p50_us_median", 99.9: "lat_p99.9_us_median", 99.99: "lat_p99.99_us_median"}
 
 
 def spread(values):
@@ -39,14 +43,26 @@ def summarize(folder):
         for i, name in enumerate(["iops", "bw_mib_s", "lat_mean_us"]):
             row[name + "_median"], row[name + "_min"], row[name + "_max"] = \
                 spread([r[i] for r in runs])
-        row["lat_p99_us_median"] = spread([r[3] for r in runs])[0]
-        row["server_cpu_pct_median"] = spread([r[4] for r in runs])[0]
+        row["lat_p99_us_median"] = spread([r.lat_p99_us for r in runs])[0]
+        row["server_cpu_pct_median"] = spread([r.server_cpu_pct for r in runs])[0]
+        row["percentiles"] = percentile_spreads(runs)
+        for pct, col in CSV_PERCENTILES.items():
+            row[col] = row["percentiles"].get(pct, (None,))[0]
         costs = point_costs(folder, pt)
         for c in COST_COLUMNS:
             row[c] = costs.get(c)
         rows.append(row)
     add_ratios(rows)
     return rows
+
+
+def percentile_spreads(runs):
+    """{percentile: (median, min, max) over the runs} of the percentiles every run has."""
+    tables = [r.percentiles for r in runs if r.percentiles]
+    if not tables:
+        return {}
+    common = sorted(set.intersection(*(set(t) for t in tables)))
+    return {p: spread([t[p] for t in tables]) for p in common}
 
 
 # a run's figures (runs.py) by name: (index in the run's tuple, +1 when higher is better)
@@ -95,7 +111,7 @@ def add_ratios(rows):
     """Persistence overhead (latency / no-flush latency, or no-flush IOPS / IOPS) and
     the fraction of the raw verbs' IOPS each point reaches."""
     for r in rows:
-        r["overhead_vs_noflush"] = r["fraction_of_raw"] = None
+        r["overhead_vs_noflush"] = r["iops_vs_noflush_pct"] = r["fraction_of_raw"] = None
         if r["method"] in ("noflush", "raw") or r["iops_median"] is None:
             continue
         for other in rows:
@@ -103,6 +119,7 @@ def add_ratios(rows):
                 continue
             if other["method"] == "noflush":
                 r["overhead_vs_noflush"] = other["iops_median"] / r["iops_median"]
+                r["iops_vs_noflush_pct"] = (r["iops_median"] / other["iops_median"] - 1) * 100
             elif other["method"] == "raw":
                 r["fraction_of_raw"] = r["iops_median"] / other["iops_median"]
 

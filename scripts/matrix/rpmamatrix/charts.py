@@ -1,10 +1,16 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The charts of one or more result folders' rows: which charts (one host's, then the
 scaling ones of --clients), their series, and the PNG and SVG gnuplot draws of each."""
+import math
 import os
 import subprocess
 
-from .common import KIB, die
+from .aggregate import CHART_PERCENTILES
+from .common import KIB, die, impl_suffix
+from .findings import pick_regimes, regime_title
+
+# a chart whose figures span this ratio (highest / lowest) gets a logarithmic y axis
+LOG_Y_SPAN = 30
 
 # one colour per method on every chart (the raw verbs' limit in black)
 COLORS = {"apm": "#9400d3", "apm-native": "#d55e00", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
@@ -86,9 +92,9 @@ def one_host_specs(rows):
              lambda r, rw=rw: r["rw"] == rw and r["sync"] == "0" and r["bs"] == qd_bs
              and r["numjobs"] == "1"),
         ]
-    specs.append(("overhead_vs_noflush", "write: persistence overhead (no-flush IOPS / IOPS, "
-                  "iodepth 1)", "bs", "block size [bytes]", "overhead_vs_noflush",
-                  "x slower than no flush",
+    specs.append(("iops_vs_noflush", "write: what persistence costs: IOPS against no-flush "
+                  "(iodepth 1, sync)", "bs", "block size [bytes]", "iops_vs_noflush_pct",
+                  "IOPS vs no-flush [%]",
                   lambda r: r["rw"] == "write" and r["sync"] == "1"))
     specs.append(("fraction_of_raw", "write: share of the raw verbs' IOPS (iodepth 1)", "bs",
                   "block size [bytes]", "fraction_of_raw", "IOPS / raw verbs IOPS",
@@ -132,9 +138,42 @@ def gp_str(text):
     return "'" + text.replace("'", "''") + "'"
 
 
-def draw(name, title, xlabel, ylabel, logx, datasets, outdir):
+def y_axis(datasets):
+    """gnuplot's y axis for the points: logarithmic when they span decades, else from 0
+    (or free, when a figure can be negative)."""
+    ys = [v for _, pts, _, _ in datasets for p in pts for v in p[1:]]
+    if min(ys) < 0:
+        return "set yrange [*:*]"
+    if min(ys) > 0 and max(ys) / min(ys) >= LOG_Y_SPAN:
+        return "set logscale y 10"
+    return "set yrange [0:*]"
+
+
+def plot_script(term, out, title, xlabel, ylabel, setup, plots):
+    return "\n".join([
+        f"set terminal {term}", f"set output {gp_str(out)}", f"set title {gp_str(title)}",
+        f"set xlabel {gp_str(xlabel)}", f"set ylabel {gp_str(ylabel)}", "set grid",
+        "set key outside right top"] + list(setup) + ["plot " + ", \\\n  ".join(plots), ""])
+
+
+def render(name, outdir, script_for):
+    """NAME.png and NAME.svg from gnuplot scripts (script_for(terminal, output path));
+    the scripts are kept beside the data."""
+    for term, ext in (("pngcairo size 900,540 noenhanced", "png"),
+                      ("svg size 900,540 dynamic noenhanced", "svg")):
+        out = os.path.join(outdir, f"{name}.{ext}")
+        script = script_for(term, out)
+        with open(os.path.join(outdir, "data", f"{name}.{ext}.gp"), "w") as f:
+            f.write(script)
+        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+        if res.returncode != 0 or not os.path.getsize(out):
+            die(f"gnuplot failed on {name}.{ext}: {res.stderr.strip()}")
+    return [name]
+
+
+def draw(name, title, xlabel, ylabel, logx, datasets, outdir, setup=()):
     """datasets: [(label, points, color, dashed)]. Writes NAME.png and NAME.svg;
-    returns [NAME], or [] when there is nothing to draw."""
+    returns [NAME], or [] when there is nothing to draw. SETUP: more gnuplot settings."""
     datasets = [d for d in datasets if d[1]]
     if not datasets:
         return []
@@ -149,23 +188,81 @@ def draw(name, title, xlabel, ylabel, logx, datasets, outdir):
                 f.write(" ".join(f"{v:g}" for v in p) + "\n")
         style = f"lc rgb '{color}' lw 2 dt {2 if dashed else 1} pt {6 if dashed else 7}"
         plots.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines {style} title {gp_str(label)}")
-    files = []
-    for term, ext in (("pngcairo size 900,540 noenhanced", "png"),
-                      ("svg size 900,540 dynamic noenhanced", "svg")):
-        out = os.path.join(outdir, f"{name}.{ext}")
-        script = "\n".join([
-            f"set terminal {term}", f"set output {gp_str(out)}", f"set title {gp_str(title)}",
-            f"set xlabel {gp_str(xlabel)}", f"set ylabel {gp_str(ylabel)}", "set grid",
-            "set key outside right top", "set yrange [0:*]",
-            "set logscale x 2" if logx else "set xrange [*:*]",
-            "plot " + ", \\\n  ".join(plots), ""])
-        with open(os.path.join(data_dir, f"{name}.{ext}.gp"), "w") as f:
-            f.write(script)
-        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if res.returncode != 0 or not os.path.getsize(out):
-            die(f"gnuplot failed on {name}.{ext}: {res.stderr.strip()}")
-        files.append(out)
-    return [name]
+    axes = [y_axis(datasets), logx if isinstance(logx, str) else
+            "set logscale x 2" if logx else "set xrange [*:*]"] + list(setup)
+    return render(name, outdir, lambda term, out: plot_script(term, out, title, xlabel, ylabel, axes, plots))
+
+
+def draw_bars(name, title, ylabel, groups, outdir):
+    """A clustered bar chart: groups {group label: {method: value}}, one bar a method."""
+    methods = [m for m in COLORS if any(m in g for g in groups.values())]
+    if not methods:
+        return []
+    data_dir = os.path.join(outdir, "data")
+    os.makedirs(data_dir, exist_ok=True)
+    dat = os.path.join(data_dir, f"{name}.dat")
+    with open(dat, "w") as f:
+        f.write("# group " + " ".join(methods) + "\n")
+        for label, values in groups.items():
+            f.write(f'"{label}" ' + " ".join(f"{values[m]:g}" if m in values else "?" for m in methods) + "\n")
+    plots = [f"{gp_str(dat) if i == 0 else gp_str('')} using {i + 2}{':xtic(1)' if i == 0 else ''} "
+             f"lc rgb '{COLORS[m]}' title {gp_str(m)}" for i, m in enumerate(methods)]
+    values = [v for g in groups.values() for v in g.values()]
+    # 0 (no cost) always on the chart, a little room beyond the longest bar
+    low, high = min(values + [0]) * 1.1, max(values + [0]) * 1.1
+    setup = ["set style data histograms", "set style histogram clustered gap 1",
+             "set style fill solid 0.85 border -1", "set datafile missing '?'", "set xzeroaxis lw 2",
+             f"set yrange [{low:g}:{high:g}]", "set grid noxtics ytics", "set ytics format '%+g%%'",
+             "set bmargin 5"]
+    return render(name, outdir, lambda term, out: plot_script(term, out, title, "", ylabel, setup, plots))
+
+
+def point_rows(rows, g):
+    """The rows of one client connection at a regime's point (findings.py), all methods."""
+    return [r for r in rows if r["hosts"] == "1" and r["numjobs"] == "1"
+            and (r["rw"], r["bs"], r["iodepth"], r["sync"]) == (g.rw, g.bs, g.iodepth, g.sync)]
+
+
+def nines(p):
+    """A percentile's place on the percentile charts' x axis: p90 at 1, p99 at 2, p99.9 at 3."""
+    return -math.log10(1 - p / 100)
+
+
+def percentile_datasets(rows_by_label, g, cdf):
+    """Per method: the latency percentiles at the regime's point: (nines, us) for the
+    percentile chart, (us, percentile) for the CDF (every percentile fio reports)."""
+    datasets = []
+    for n, (label, rows) in enumerate(rows_by_label.items()):
+        for r in point_rows(rows, g):
+            pcts = r.get("percentiles") or {}
+            if cdf:
+                pts = [(med, p, p, p) for p, (med, _, _) in sorted(pcts.items())]
+            else:
+                pts = [(nines(p),) + pcts[p] for p in CHART_PERCENTILES if p in pcts]
+            name = r["method"] + impl_suffix(r)
+            datasets.append((f"{name}{' ' + label if label else ''}", pts, COLORS[r["method"]],
+                             n > 0 or r["impl"] == "peer"))
+    return datasets
+
+
+def draw_percentiles(rows_by_label, outdir):
+    """A chart of p50..p99.99 per regime, and the CDF of the first regime's point."""
+    first = next(iter(rows_by_label.values()))
+    regimes = pick_regimes(first)
+    ticks = "set xtics (" + ", ".join(f"'p{p:g}' {nines(p):g}" for p in CHART_PERCENTILES) + ")"
+    drawn = []
+    for g in regimes:
+        drawn += draw(f"lat_percentiles_{g.name.replace(' ', '_')}",
+                      f"latency percentiles: {regime_title(g)}", "percentile", "latency [us]",
+                      "set xrange [0:4.2]", percentile_datasets(rows_by_label, g, False), outdir,
+                      [ticks, "set logscale y 10", "set yrange [*:*]"])
+    if regimes:
+        g = regimes[0]
+        drawn += draw("lat_cdf", f"latency CDF: {regime_title(g)} (fio's percentiles)",
+                      "latency [us]", "share of I/Os completed [%]", "set logscale x 10",
+                      percentile_datasets(rows_by_label, g, True), outdir,
+                      ["unset logscale y", "set yrange [0:100]"])
+    return drawn
 
 
 def draw_all(rows_by_label, outdir):
@@ -181,4 +278,4 @@ def draw_all(rows_by_label, outdir):
                                  n > 0 or impl == "peer"))
         drawn += draw(name, title, xlabel, ylabel, xcol == "bs" or xcol == "iodepth",
                       datasets, outdir)
-    return drawn
+    return drawn + draw_percentiles(rows_by_label, outdir)

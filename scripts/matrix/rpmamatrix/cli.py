@@ -5,10 +5,11 @@ import argparse
 
 from .benchmarks import cmd_benchmarks
 from .compare import cmd_compare
-from .decide import cmd_decide
+from .decide import cmd_decide, cmd_settled
 from .durability import cmd_durability
 from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
+from .platform import cmd_platform
 from .polling import cmd_polling
 from .report import cmd_build
 from .sweep import cmd_report
@@ -24,6 +25,9 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix decide DIR OURS PEER [--margin PCT]
                whether the IOPS of point OURS vs its interleaved twin PEER are
                decided (exit 0) or need more pairs (exit 1)
+  matrix settled DIR POINT --within PCT
+               whether the runs of POINT so far (2 at least) agree within PCT%
+               (max - min over the median IOPS): exit 0, else 1
   matrix polling TSV --out MD
                the GPSPM server's polling modes side by side, from
                scripts/bench_polling.sh's polling.tsv
@@ -33,6 +37,10 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                a result folder DIR (then built) from the client's fio JSON of the
                sweep job files (jobs/sweep.fio): one point per section; a server's
                JSON next to NAME.json as NAME.server.json gives the server's CPU
+  matrix platform [--sysroot DIR] [--mem PATH] [--direct-write 0|1]
+               this host's facts as JSON (env.json's): DDIO per RDMA device's
+               root port, RNIC firmware, link and NUMA node, where PATH's memory
+               is, PMem regions and namespaces, CPU governors and model
 
 DIR holds plan.tsv, options.json, env.json, status and runs/ (raw fio JSON,
 perftest output), as scripts/run_matrix.sh writes them. Python 3 stdlib only.
@@ -76,6 +84,11 @@ def main():
     dc.add_argument("--margin", type=float, default=DEFAULT_MARGIN_PCT,
                     help="percent within which 'equal' decides (default %(default)s)")
     dc.set_defaults(fn=cmd_decide)
+    st = sub.add_parser("settled", help="whether a point's runs agree closely enough to stop")
+    st.add_argument("dir")
+    st.add_argument("point", help="the point id (plan.tsv)")
+    st.add_argument("--within", type=float, required=True, help="percent (max - min over the median)")
+    st.set_defaults(fn=cmd_settled)
     bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)
@@ -100,5 +113,11 @@ def main():
     e.add_argument("job")
     e.add_argument("vars", nargs="*", metavar="VAR=VALUE")
     e.set_defaults(fn=cmd_expand_job)
+    pf = sub.add_parser("platform", help="the platform's facts (DDIO, RNICs, PMem, CPU) as JSON")
+    pf.add_argument("--sysroot", default="/", help="read /sys, /proc under DIR (default /)")
+    pf.add_argument("--mem", default="", help="the server's memory: malloc, /dev/daxX.Y or a file")
+    pf.add_argument("--direct-write", dest="direct_write", choices=("0", "1"), default="0",
+                    help="the server's direct_write_to_pmem (default 0)")
+    pf.set_defaults(fn=cmd_platform)
     args = ap.parse_args()
     args.fn(args)

@@ -2,10 +2,12 @@
 """The build subcommand: a result folder's results.csv, charts, report.md and
 report.html, its tables (summary, ours vs the peer, per-I/O costs, environment)."""
 import os
+import shlex
 
 from .aggregate import paired_figure, peer_pairs, summarize, write_csv
-from .charts import draw_all
+from .charts import draw_all, draw_bars
 from .common import METHODS, fmt, impl_suffix, point_label, read_json, size_str, table_head
+from .findings import findings
 from .report_html import write_reports
 from .verdicts import verdict_text
 
@@ -36,7 +38,7 @@ def read_status(folder):
 
 def summary_table(rows):
     head = ["point", "method", "rw", "bs", "iodepth", "jobs", "hosts", "runs", "IOPS median [min..max]",
-            "MiB/s", "lat mean us [min..max]", "p99 us", "x no-flush", "of raw", "server CPU %"]
+            "MiB/s", "lat mean us [min..max]", "p99 us", "IOPS vs no-flush", "of raw", "server CPU %"]
     lines = table_head(head)
     for r in rows:
         if r["iops_median"] is None:
@@ -46,7 +48,8 @@ def summary_table(rows):
                 f"{r['lat_mean_us_median']:.1f} [{r['lat_mean_us_min']:.1f}..{r['lat_mean_us_max']:.1f}]"
             figs = [f"{r['iops_median']:.0f} [{r['iops_min']:.0f}..{r['iops_max']:.0f}]",
                     fmt(r["bw_mib_s_median"]), lat, fmt(r["lat_p99_us_median"]),
-                    fmt(r["overhead_vs_noflush"], 2), fmt(r["fraction_of_raw"], 2),
+                    "" if r["iops_vs_noflush_pct"] is None else f"{r['iops_vs_noflush_pct']:+.0f}%",
+                    fmt(r["fraction_of_raw"], 2),
                     fmt(r["server_cpu_pct_median"])]
         lines.append("| " + " | ".join([r["id"], r["method"] + impl_suffix(r), r["rw"], size_str(r["bs"]),
                                         r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"),
@@ -93,8 +96,14 @@ def versus_table(rows):
 
 
 def env_lines(env, options):
+    """The environment's facts, one a line; the server host's (a dict) each as 'server: ...'."""
+    items = []
+    for k, v in env.items():
+        items += [(f"server: {sk}", sv) for sk, sv in v.items()] if isinstance(v, dict) else [(k, v)]
     lines = table_head(["what", "value"])
-    for k, v in list(env.items()) + [("option " + k, v) for k, v in options.items()]:
+    for k, v in items + [("option " + k, v) for k, v in options.items()]:
+        if isinstance(v, list):  # options.json's args: as a shell would take them
+            v = " ".join(shlex.quote(str(a)) for a in v)
         lines.append(f"| {k} | {str(v).replace('|', '/')} |")
     return lines
 
@@ -115,9 +124,15 @@ def build(folder):
     if status != "complete":
         md += [f"**PARTIAL**: the run was stopped ({status}); {done} of {len(rows)} points "
                "have figures, the rest are marked missing.", ""]
-    md += [f"Points: {len(rows)} ({done} measured). Each figure is the median of the runs "
-           "(min..max in brackets). `x no-flush`: no-flush IOPS / the method's IOPS at the "
-           "same point (what persistence costs); `of raw`: the method's IOPS / perftest's.",
+    findings_md, overview = findings(rows, env, options)
+    md += ["## Findings", ""] + findings_md + [""]
+    md += [f"![chart](charts/{c}.png)" for c in draw_bars(
+        "overview", "what persistence costs: IOPS against no-flush", "IOPS vs no-flush [%]",
+        overview, os.path.join(folder, "charts"))]
+    md += ["", "## Points and methods", "",
+           f"Points: {len(rows)} ({done} measured). Each figure is the median of the runs "
+           "(min..max in brackets). `IOPS vs no-flush`: the method's IOPS against no-flush's at "
+           "the same point (what persistence costs); `of raw`: the method's IOPS / perftest's.",
            "", "Methods:", ""]
     ran = {r["method"] for r in rows}
     md += [f"- `{m}`: {d}" for m, d in METHODS.items() if m in ran]
@@ -146,7 +161,9 @@ def build(folder):
                "connection's own requests and packets are included (a rounding error).", ""] + costs
     # where the figures come from (the VM's accelerator above all) before the charts
     md += ["", "## Environment", ""] + env_lines(env, options)
-    md += ["", "## Charts", ""]
+    md += ["", "## Charts", "",
+           "Latency percentiles come from fio's (p50..p99.99; perftest gives p50, p99 and "
+           "p99.9); the CDF is drawn through every percentile fio reports.", ""]
     for c in charts:
         md += [f"![chart](charts/{c}.png)", ""]
     md += ["Files: `results.csv` (one row per point), `runs/` (raw fio JSON and perftest "

@@ -4,6 +4,7 @@ fio's client/server mode, the server's CPU, and perftest's result line, as figur
 import json
 import os
 import re
+from collections import namedtuple
 
 from .common import KIB, warn
 from .plan import raw_tool
@@ -27,7 +28,7 @@ def fio_result(doc):
 
 
 def fio_figures(path, rw):
-    """(iops, bw MiB/s, mean latency us, p99 us) of a client's fio JSON."""
+    """(iops, bw MiB/s, mean latency us, p99 us, {percentile: us}) of a client's fio JSON."""
     job = fio_result(load_fio_json(path))
     dirs = ["read", "write"] if rw == "rw" else [rw]
     iops = sum(job[d]["iops"] for d in dirs)
@@ -39,7 +40,18 @@ def fio_figures(path, rw):
             .get("99.000000") for d in dirs]
     # (fio's 'All clients' of the client/server mode has no percentiles)
     p99 = max(p99s) / 1000 if None not in p99s else None
-    return float(iops), float(bw), float(lat), p99
+    return float(iops), float(bw), float(lat), p99, fio_percentiles(job, dirs)
+
+
+def fio_percentiles(job, dirs):
+    """{percentile: us} of fio's latency percentiles (total latency where fio has it,
+    else completion latency); of a mixed job, the slower direction's at each one."""
+    tables = [job[d]["lat_ns"].get("percentile") or job[d]["clat_ns"].get("percentile") or {}
+              for d in dirs]
+    if not all(tables):
+        return {}
+    common = set.intersection(*(set(t) for t in tables))
+    return {float(p): max(t[p] for t in tables) / 1000 for p in common}
 
 
 def server_cpu(path):
@@ -62,10 +74,15 @@ def perftest_figures(path, bs, tool):
                 vals = [float(c) for c in cols]
                 if tool.endswith("_lat"):  # bytes iters min max typical avg stdev p99 p99.9
                     lat = vals[5]
-                    return 1e6 / lat, bs * 1e6 / lat / (KIB * KIB), lat, vals[7]
+                    return (1e6 / lat, bs * 1e6 / lat / (KIB * KIB), lat, vals[7],
+                            {50.0: vals[4], 99.0: vals[7], 99.9: vals[8]})
                 # bytes iters peak avg[MB/s] msgrate[Mpps]
-                return vals[4] * 1e6, vals[3], None, None
+                return vals[4] * 1e6, vals[3], None, None, {}
     raise ValueError(f"{path}: no result line for {bs} bytes")
+
+
+# one run's figures (latencies in us, server CPU in %, percentiles {pct: us})
+RunFigures = namedtuple("RunFigures", "iops bw_mib_s lat_mean_us lat_p99_us server_cpu_pct percentiles")
 
 
 def point_runs_by_rep(folder, pt):
@@ -85,12 +102,13 @@ def point_runs_by_rep(folder, pt):
         if os.path.exists(path) and not os.path.exists(stem + ".failed"):
             try:
                 if pt["method"] == "raw":
-                    fig = perftest_figures(path, int(pt["bs"]), raw_tool(pt["rw"], int(pt["sync"])))
+                    *fig, pcts = perftest_figures(path, int(pt["bs"]),
+                                                  raw_tool(pt["rw"], int(pt["sync"])))
                     cpu = None
                 else:
-                    fig = fio_figures(path, pt["rw"])
+                    *fig, pcts = fio_figures(path, pt["rw"])
                     cpu = server_cpu(stem + ".server.json")
-                runs[rep] = fig + (cpu,)
+                runs[rep] = RunFigures(*fig, cpu, pcts)
             except (ValueError, KeyError, IndexError) as e:
                 warn(f"{path}: unreadable ({e})")
         rep += 1
