@@ -18,13 +18,17 @@ MATRIX=$ROOT/scripts/matrix/matrix
 . "$ROOT/scripts/matrix/lib.sh"
 
 PRESET=default
-REPEATS='' RUNTIME='' RAMP='' MAX_REPEATS='' MARGIN=5
+REPEATS='' RUNTIME='' RAMP='' MAX_REPEATS='' MARGIN=5 SETTLE=''
 OUT=
 SERVER_IP='' SSH_HOST='' REMOTE_DIR=$ROOT
 CLIENTS_ARG='' CLIENT_HOSTS=()
 SERVER_MEM=malloc SERVER_SIZE=64m DIRECT_WRITE=0
 RDMA_DEV='' PORT_BASE=7400 PERFTEST_ITERS=1000
 DRY_RUN=0 IN_VM=0 VM_PMEM=0 VM_KERNEL='' VM_TRANSPORT=''
+# 1: continuing the run in --out (--resume DIR re-runs this script with --resumed)
+RESUME=0
+ORIG_ARGS=()
+RUN_STEM=''		# the run in progress (runs/<id>-r<k>, -cost, -instr): on_interrupt marks it
 NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
 IMPLS=ours COSTS=1 INSTRUCTIONS=0
 PEER_FIO=build/peer/fio
@@ -48,7 +52,8 @@ report.md / report.html (default folder build/matrix/<date-time>).
 
 Presets (the sweep; every option below overrides its part):
   --quick              1 run per point, 1 s runs, 25 points: a smoke test (~4 min in the VM)
-  (default)            3 runs per point, 2 s runs + 1 s ramp, 37 points (~10-12 min in the VM)
+  (default)            2-3 runs per point (--settle 10), 2 s runs + 1 s ramp, 47 points
+                       (~12 min in the VM)
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
@@ -84,6 +89,9 @@ The sweep:
   --mix                add a mixed 70/30 read/write point (4 KiB, --bw-qd)
   --jobs LIST          numjobs points (4 KiB writes at --bw-qd), e.g. 1,2,4
   --repeats N          runs per point (median, min, max)
+  --settle PCT         stop a point's runs after 2 when their IOPS agree within PCT%
+                       (max - min over the median; default 10, --quick 0; 0: always
+                       --repeats); points of ours vs the peer take pairs instead
   --runtime S          seconds of each measured run
   --ramp S             seconds of warm-up before each run
 
@@ -122,6 +130,8 @@ Server memory:
 Output and control:
   --out DIR            the result folder (default build/matrix/<date-time>); outside
                        the project folder too (the VM's results are moved there)
+  --resume DIR         continue an interrupted run into its folder DIR, with the options
+                       it was started with (no other option): runs done are kept
   --dry-run            print the plan and its estimated duration, run nothing
   -h, --help           this help
 
@@ -138,7 +148,7 @@ Default --out: build/matrix/sweep-<date-time>.
 Needs: fio, jq, gnuplot, python3, perftest, and the engines and the cost counter
 (make engines tools).
 Ctrl-C stops cleanly: servers and the VM are torn down, the partial results
-are kept and the report says PARTIAL.
+are kept and the report says PARTIAL; --resume DIR continues it.
 EOF
 }
 
@@ -154,6 +164,7 @@ parse_args() {
 		--repeats) need_value "$@"; REPEATS=$2; shift ;;
 		--max-repeats) need_value "$@"; MAX_REPEATS=$2; shift ;;
 		--margin) need_value "$@"; MARGIN=$2; shift ;;
+		--settle) need_value "$@"; SETTLE=$2; shift ;;
 		--runtime) need_value "$@"; RUNTIME=$2; shift ;;
 		--ramp) need_value "$@"; RAMP=$2; shift ;;
 		--server) need_value "$@"; SSH_HOST=$2; shift ;;
@@ -176,30 +187,18 @@ parse_args() {
 		--out) need_value "$@"; OUT=$2; shift ;;
 		--dry-run) DRY_RUN=1 ;;
 		--in-vm) IN_VM=1 ;;
+		--resumed) RESUME=1 ;;
+		# (main takes --resume DIR alone: here it came with other options)
+		--resume) die "--resume takes no other option: it continues DIR with the options it was started with" ;;
 		-h|--help) usage; exit 0 ;;
 		*) die "unknown option '$1' (see --help)" ;;
 		esac
 		shift
 	done
-	local defaults
-	# (the whole plan checked now, before anything runs: every option with one line)
-	defaults=$(python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" --defaults)
-	local k v
-	for kv in $defaults; do
-		k=${kv%%=*} v=${kv#*=}
-		case $k in
-		repeats) REPEATS=${REPEATS:-$v} ;;
-		runtime) RUNTIME=${RUNTIME:-$v} ;;
-		ramp) RAMP=${RAMP:-$v} ;;
-		esac
-	done
-	[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || die "--repeats: '$REPEATS' is not a positive number"
-	MAX_REPEATS=${MAX_REPEATS:-$((3 * REPEATS))}
-	[[ $MAX_REPEATS =~ ^[1-9][0-9]*$ ]] || die "--max-repeats: '$MAX_REPEATS' is not a positive number"
-	[ "$MAX_REPEATS" -ge "$REPEATS" ] || die "--max-repeats: $MAX_REPEATS is less than --repeats ($REPEATS)"
+	# (every option checked now, before anything runs, with one line each: first those
+	# that need no plan)
 	[[ $MARGIN =~ ^[1-9][0-9]?$ ]] || die "--margin: '$MARGIN' is not a whole percent in 1..99"
-	[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--runtime: '$RUNTIME' is not a whole number of seconds"
-	[[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: '$RAMP' is not a whole number of seconds"
+	[ -z "$SETTLE" ] || [[ $SETTLE =~ ^[0-9]{1,2}$ ]] || die "--settle: '$SETTLE' is not a whole percent in 0..99"
 	if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] || [ "$PORT_BASE" -gt 60000 ]; then
 		die "--port: '$PORT_BASE' is not a port in 1024..60000"
 	fi
@@ -208,6 +207,26 @@ parse_args() {
 	case $VM_TRANSPORT in ''|roce|iwarp) ;; *) die "--transport: '$VM_TRANSPORT' is neither roce nor iwarp" ;; esac
 	[ -z "$VM_TRANSPORT" ] || [ -z "$SERVER_IP$SSH_HOST" ] || die "--transport picks the VM's device:" \
 		"with an RNIC (--server, --server-ip) its own transport is used, and the report names it"
+	check_places
+	local defaults
+	# (the whole plan checked here too)
+	defaults=$(python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" --defaults)
+	local k v
+	for kv in $defaults; do
+		k=${kv%%=*} v=${kv#*=}
+		case $k in
+		repeats) REPEATS=${REPEATS:-$v} ;;
+		runtime) RUNTIME=${RUNTIME:-$v} ;;
+		ramp) RAMP=${RAMP:-$v} ;;
+		settle) SETTLE=${SETTLE:-$v} ;;
+		esac
+	done
+	[[ $REPEATS =~ ^[1-9][0-9]*$ ]] || die "--repeats: '$REPEATS' is not a positive number"
+	MAX_REPEATS=${MAX_REPEATS:-$((3 * REPEATS))}
+	[[ $MAX_REPEATS =~ ^[1-9][0-9]*$ ]] || die "--max-repeats: '$MAX_REPEATS' is not a positive number"
+	[ "$MAX_REPEATS" -ge "$REPEATS" ] || die "--max-repeats: $MAX_REPEATS is less than --repeats ($REPEATS)"
+	[[ $RUNTIME =~ ^[1-9][0-9]*$ ]] || die "--runtime: '$RUNTIME' is not a whole number of seconds"
+	[[ $RAMP =~ ^[0-9]+$ ]] || die "--ramp: '$RAMP' is not a whole number of seconds"
 	if [ "$VM_PMEM" = 1 ]; then SERVER_MEM=/dev/dax0.0; fi
 	check_local_mem
 	[ -z "$CLIENTS_ARG" ] || parse_clients
@@ -216,6 +235,20 @@ parse_args() {
 		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
 		VM_KERNEL=6.12
 	fi
+}
+
+# --server, --server-ip, --remote-dir, --rdma-dev and --out: names that can work, before
+# anything connects or runs
+check_places() {
+	local host='^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$'
+	[ -z "$SSH_HOST" ] || [[ ${SSH_HOST#*@} =~ $host ]] || die "--server: '$SSH_HOST' is not a host name"
+	# (an IPv4 or IPv6 address, or a name the resolver looks up)
+	[ -z "$SERVER_IP" ] || [[ $SERVER_IP =~ $host ]] ||
+		die "--server-ip: '$SERVER_IP' is not an address or host name"
+	[[ $REMOTE_DIR == /* ]] || die "--remote-dir: '$REMOTE_DIR' is not an absolute path (the folder on --server)"
+	[ -z "$RDMA_DEV" ] || [[ $RDMA_DEV =~ ^[A-Za-z0-9_.-]+$ ]] ||
+		die "--rdma-dev: '$RDMA_DEV' is not an RDMA device name (ibv_devices lists them)"
+	[ -z "$OUT" ] || [ ! -e "$OUT" ] || [ -d "$OUT" ] || die "--out: '$OUT' is not a folder"
 }
 
 # --mem PATH where the server runs here or in the VM (a --server's: check_remote_mem):
@@ -315,8 +348,10 @@ dry_run() {
 		secs=$((secs + costs * (overhead + 3)))
 	fi
 	echo
-	echo "$n points x $REPEATS runs, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up)," \
-		"$costs cost runs: about $((secs / 60)) min $((secs % 60)) s"
+	local settle=''
+	[ "$SETTLE" = 0 ] || [ "$REPEATS" -le 2 ] || settle=" (2 where they agree within $SETTLE%: --settle)"
+	echo "$n points x $REPEATS runs$settle, ${RUNTIME}s + ${RAMP}s ramp each (+~${overhead}s start-up)," \
+		"$costs cost runs: at most $((secs / 60)) min $((secs % 60)) s"
 	local paired
 	paired=$(awk -F'\t' 'NR > 1 && $2 == "peer"' <<<"$plan" | wc -l)
 	if [ "$paired" -gt 0 ] && [ "$MAX_REPEATS" -gt "$REPEATS" ]; then
@@ -328,20 +363,43 @@ dry_run() {
 
 # ---- measuring (here, or inside the VM) ----
 
+# options.json: KEY VALUE pairs, and "args": the arguments exactly as given, a list (the
+# joined "command" is for reading; "args" is what --resume runs again)
 write_options() {
-	python3 -c 'import json, sys; print(json.dumps(dict(zip(sys.argv[1::2], sys.argv[2::2])), indent=1))' \
-		preset "$PRESET" repeats "$REPEATS" runtime "$RUNTIME" ramp "$RAMP" \
+	user_args
+	python3 -c 'import json, sys
+a = sys.argv[1:]
+# the pairs end at "--" in a key position (a value may be anything, "--" too)
+n = next(i for i in range(0, len(a), 2) if a[i] == "--")
+print(json.dumps(dict(zip(a[:n:2], a[1:n:2]), args=a[n + 1:]), indent=1))' \
+		preset "$PRESET" repeats "$REPEATS" settle_pct "$SETTLE" runtime "$RUNTIME" ramp "$RAMP" \
 		server_ip "$SERVER_IP" server_host "${SSH_HOST:-local}" server_mem "$SERVER_MEM" \
 		server_size "$SERVER_SIZE" direct_write_to_pmem "$DIRECT_WRITE" \
 		max_repeats "$MAX_REPEATS" margin_pct "$MARGIN" \
 		plan_args "${PLAN_ARGS[*]:-}" perftest_iters "$PERFTEST_ITERS" impls "$IMPLS" costs "$COSTS" \
 		client_hosts "${CLIENT_HOSTS[*]:-local}" \
 		instructions "$INSTRUCTIONS" \
-		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
+		command "$PROG ${ORIG_ARGS[*]:-}" -- "${USER_ARGS[@]}" >"$OUT/options.json"
+}
+
+# The arguments as the user gave them, into USER_ARGS: ORIG_ARGS without what this
+# script adds when it runs itself again (--in-vm or --resumed, and the --out after it)
+user_args() {
+	local i
+	USER_ARGS=()
+	for ((i = 0; i < ${#ORIG_ARGS[@]}; i++)); do
+		case ${ORIG_ARGS[i]} in
+		--in-vm|--resumed) [ "${ORIG_ARGS[i + 1]:-}" != --out ] || i=$((i + 2)) ;;
+		*) USER_ARGS+=("${ORIG_ARGS[i]}") ;;
+		esac
+	done
 }
 
 on_interrupt() {
 	trap - INT TERM
+	# the run in progress was cut short (fio may still write its JSON): it does not count,
+	# and --resume runs it again (first: a second Ctrl-C while stopping ends this at once)
+	[ -z "$RUN_STEM" ] || echo "interrupted: cut short by a signal" >"$RUN_STEM.failed"
 	echo >&2
 	echo "$PROG: interrupted: stopping the server and client, keeping the partial results" >&2
 	stop_client
@@ -355,16 +413,30 @@ on_interrupt() {
 
 measure() {
 	mkdir -p "$OUT/runs"
-	python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" >"$OUT/plan.tsv"
+	if [ "$RESUME" = 1 ]; then
+		# the folder's plan stays: the runs kept are measurements of its points
+		check_resume_plan
+	else
+		python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}" >"$OUT/plan.tsv"
+	fi
 	echo "partial (running)" >"$OUT/status"
-	write_options
-	capture_env >"$OUT/env.json"
+	if [ "$RESUME" = 1 ]; then
+		# options.json stays (its "args" started the run) and so does env.json, the first
+		# part's environment: each resume's goes beside it
+		local n=1
+		while [ -e "$OUT/env-resume-$n.json" ]; do n=$((n + 1)); done
+		capture_env >"$OUT/env-resume-$n.json"
+	else
+		write_options
+		capture_env >"$OUT/env.json"
+	fi
 	trap on_interrupt INT TERM
 	local rows=() i j
 	# (a file, not a pipe: the guest has no /dev/fd for process substitution)
 	mapfile -t rows <"$OUT/plan.tsv"
-	RUNS_DONE=0 RUNS_FAILED=0 NEXT_PORT=$PORT_BASE MEASURE_START=$(date +%s)
+	RUNS_DONE=0 RUNS_FAILED=0 RUNS_KEPT=0 NEXT_PORT=$PORT_BASE MEASURE_START=$(date +%s)
 	RUNS_PLANNED=$(((${#rows[@]} - 1) * REPEATS))
+	[ "$RESUME" = 0 ] || keep_finished_runs
 	# a point's rows (ours and the peer's twin, plan.py puts them together) are one group
 	for ((i = 1; i < ${#rows[@]}; i = j)); do
 		for ((j = i + 1; j < ${#rows[@]}; j++)); do
@@ -378,7 +450,94 @@ measure() {
 	else
 		echo complete >"$OUT/status"
 	fi
-	echo "$PROG: $RUNS_DONE runs in $(fmt_secs $(($(date +%s) - MEASURE_START))), $RUNS_FAILED failed" >&2
+	local kept=''
+	[ "$RESUME" = 0 ] || kept=" ($RUNS_KEPT kept from before)"
+	echo "$PROG: $RUNS_DONE runs in $(fmt_secs $(($(date +%s) - MEASURE_START))), $RUNS_FAILED failed$kept" >&2
+}
+
+# --resume: the plan of the stored options must be the one the folder was measured with
+# (another revision of the runner may plan other points under the same ids)
+check_resume_plan() {
+	[ -f "$OUT/plan.tsv" ] || die "--resume: '$OUT' has no plan.tsv: nothing to resume"
+	local plan
+	plan=$(python3 "$MATRIX" plan --preset "$PRESET" "${PLAN_ARGS[@]}")
+	[ "$plan" = "$(cat "$OUT/plan.tsv")" ] || die "--resume: the options of $OUT/options.json" \
+		"now plan other points than its plan.tsv (the runner changed since?): resume with the" \
+		"revision that started it (env.json's git revision), or start a new run"
+}
+
+# --resume: the runs the interrupted run finished stay; the others have their files
+# (<stem>.*) removed, to run again: those with a .failed marker (on_interrupt's
+# "interrupted" among them) and those cut short without one (killed, the VM torn down):
+# a fio JSON that does not parse, perftest output without its result line, a cost or
+# instructions run without .packets (the last file run_fio writes). One python reads them.
+keep_finished_runs() {
+	local counts kept costs redone
+	counts=$(python3 - "$OUT/runs" <<'PY'
+import json, os, re, sys
+
+runs = sys.argv[1]
+files = {}  # stem: its files
+for name in os.listdir(runs):
+    m = re.match(r"([^.]+-(?:r[0-9]+|cost|instr))\.", name)
+    if m:
+        files.setdefault(m.group(1), []).append(name)
+
+
+def text(stem, ext):
+    try:
+        with open(os.path.join(runs, stem + ext)) as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def finished(stem):
+    if stem + ".failed" in files[stem]:
+        return False
+    perftest = text(stem, ".perftest.txt")
+    if perftest is not None:
+        return re.search(r"^\s*[0-9]+\s+[0-9]+\s+[0-9.]+", perftest, re.M) is not None
+    fio = text(stem, ".json")
+    if fio is None:
+        return False
+    try:  # (fio may print notes before its JSON)
+        json.loads(fio[fio.index("{"):])
+    except ValueError:
+        return False
+    return measured(stem) or stem + ".packets" in files[stem]
+
+
+def measured(stem):
+    return re.search(r"-r[0-9]+$", stem) is not None
+
+
+kept = costs = redone = 0
+for stem in sorted(files):
+    if not finished(stem):
+        for name in files[stem]:
+            os.remove(os.path.join(runs, name))
+        redone += 1
+    elif measured(stem):
+        kept += 1
+    else:
+        costs += 1
+print(kept, costs, redone)
+PY
+)
+	read -r kept costs redone <<<"$counts"
+	echo "resuming $OUT: $kept runs kept (and $costs cost and instructions runs)," \
+		"$redone failed or cut short: run again; $RUNS_PLANNED runs planned" >&2
+}
+
+# --resume: did the interrupted run finish this run (keep_finished_runs removed the rest)?
+run_kept() { # STEM RESULT_FILE
+	[ "$RESUME" = 1 ] && [ -e "$2" ] && [ ! -e "$1.failed" ]
+}
+
+# the result file of a measured run: perftest's output, or the client's fio JSON
+run_result() { # STEM METHOD
+	if [ "$2" = raw ]; then echo "$1.perftest.txt"; else echo "$1.json"; fi
 }
 
 # a plan row without its id and implementation: what is measured
@@ -400,6 +559,15 @@ measure_point() { # PLAN_ROW...
 		for row; do
 			measure_run "$row" "$r"
 		done
+		# --resume: a next pair kept means the interrupted run found this one undecided
+		# (decide would count the pairs after it, too): on to that pair
+		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ] && [ "$r" -lt "$max" ] && pair_kept $((r + 1)) "$@"; then
+			continue
+		fi
+		if [ $# -eq 1 ] && point_settled "$r" "$1"; then
+			RUNS_PLANNED=$((RUNS_PLANNED - REPEATS + r))
+			break
+		fi
 		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ]; then
 			local ids=()
 			for row; do ids+=("${row%%$'\t'*}"); done
@@ -416,20 +584,50 @@ measure_point() { # PLAN_ROW...
 	done
 }
 
+# --settle PCT: after run R (2 at least, fewer than --repeats) of a plan row, do its runs
+# agree within PCT% (their IOPS' max - min over the median)? Then the rest are skipped.
+point_settled() { # R PLAN_ROW
+	local r=$1 verdict
+	[ "${SETTLE:-0}" -gt 0 ] && [ "$r" -ge 2 ] && [ "$r" -lt "$REPEATS" ] || return 1
+	# (--resume: a next run kept means the interrupted run found these unsettled)
+	! pair_kept $((r + 1)) "$2" || return 1
+	verdict=$(python3 "$MATRIX" settled "$OUT" "${2%%$'\t'*}" --within "$SETTLE") || return 1
+	echo "      $r runs: $verdict: settled (--settle $SETTLE%)" >&2
+}
+
+# --resume: are run R of every plan row kept (the interrupted run finished them)?
+pair_kept() { # R PLAN_ROW...
+	local r=$1 row id method stem result
+	shift
+	for row; do
+		IFS=$'\t' read -r id _ method _ <<<"$row"
+		stem=$OUT/runs/$id-r$r
+		run_kept "$stem" "$(run_result "$stem" "$method")" || return 1
+	done
+}
+
 # Run R of a plan row
 measure_run() { # PLAN_ROW R
 	local id impl method workload rw bs qd sync nj hosts r=$2
 	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
 	RUNS_DONE=$((RUNS_DONE + 1))
+	# (a run kept takes its ports too: the others' stay those of an uninterrupted run)
 	NEXT_PORT=$((NEXT_PORT + nj * hosts))
-	local elapsed eta=""
+	local stem=$OUT/runs/$id-r$r result
+	result=$(run_result "$stem" "$method")
+	if run_kept "$stem" "$result"; then
+		RUNS_KEPT=$((RUNS_KEPT + 1))
+		return
+	fi
+	# the ETA from the runs measured now (a run kept took no time)
+	local elapsed eta="" measured=$((RUNS_DONE - RUNS_KEPT))
 	elapsed=$(($(date +%s) - MEASURE_START))
-	[ "$RUNS_DONE" -gt 1 ] && [ "$RUNS_PLANNED" -ge "$RUNS_DONE" ] &&
-		eta=" ETA $(fmt_secs $((elapsed * (RUNS_PLANNED - RUNS_DONE + 1) / (RUNS_DONE - 1))))"
+	[ "$measured" -gt 1 ] && [ "$RUNS_PLANNED" -ge "$RUNS_DONE" ] &&
+		eta=" ETA $(fmt_secs $((elapsed * (RUNS_PLANNED - RUNS_DONE + 1) / (measured - 1))))"
 	printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s run %d%s\n' \
 		"$RUNS_DONE" "$RUNS_PLANNED" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
 		"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" "$r" "$eta" >&2
-	local stem=$OUT/runs/$id-r$r
+	RUN_STEM=$stem
 	if [ "$method" = raw ]; then
 		run_perftest "$stem" "$(raw_tool "$rw" "$sync")" "$bs" "$qd" "$NEXT_PORT" ||
 			RUNS_FAILED=$((RUNS_FAILED + 1))
@@ -437,30 +635,41 @@ measure_run() { # PLAN_ROW R
 		run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 0 "$hosts" ||
 			RUNS_FAILED=$((RUNS_FAILED + 1))
 	fi
+	RUN_STEM=
 	report_failure "$stem"
 }
 
 # The cost run and the instructions run (--instructions) of a plan row, where it has them
 measure_costs() { # PLAN_ROW
-	local id impl method workload rw bs qd sync nj hosts
+	local id impl method workload rw bs qd sync nj hosts stem
 	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
 	if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
 		NEXT_PORT=$((NEXT_PORT + nj))
-		printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
-			"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
-		run_fio "$OUT/runs/$id-cost" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 1 ||
-			RUNS_FAILED=$((RUNS_FAILED + 1))
-		report_failure "$OUT/runs/$id-cost"
+		stem=$OUT/runs/$id-cost
+		if ! run_kept "$stem" "$stem.json"; then
+			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
+				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
+			RUN_STEM=$stem
+			run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 1 ||
+				RUNS_FAILED=$((RUNS_FAILED + 1))
+			RUN_STEM=
+			report_failure "$stem"
+		fi
 	fi
 	if [ "$INSTRUCTIONS" != 0 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
 			{ [ "$INSTRUCTIONS" = 1 ] || [ "$sync" = 1 ]; } &&
 			[[ $method == apm || $method == gpspm-sleep ]]; then
 		NEXT_PORT=$((NEXT_PORT + nj))
-		printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
-			"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
-		run_fio "$OUT/runs/$id-instr" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 2 ||
-			RUNS_FAILED=$((RUNS_FAILED + 1))
-		report_failure "$OUT/runs/$id-instr"
+		stem=$OUT/runs/$id-instr
+		if ! run_kept "$stem" "$stem.json"; then
+			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
+				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
+			RUN_STEM=$stem
+			run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 2 ||
+				RUNS_FAILED=$((RUNS_FAILED + 1))
+			RUN_STEM=
+			report_failure "$stem"
+		fi
 	fi
 }
 
@@ -484,9 +693,10 @@ build_report() {
 	show_summary
 }
 
-# the report's summary table, its status and where it is
+# the report's findings and summary table, its status and where it is
 show_summary() {
 	echo
+	sed -n '/^## Findings/,/^## Points and methods/p' "$OUT/report.md" | sed -e '1d;$d' -e '/^!\[chart\]/d'
 	sed -n '/^## Summary/,/^## Environment/p' "$OUT/report.md" | sed '1d;$d'
 	echo "status: $(cat "$OUT/status")"
 	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
@@ -510,6 +720,10 @@ run_in_vm() {
 	# (Soft-iWARP counts registrations against the locked-memory limit, also root's)
 	[ "$VM_TRANSPORT" != iwarp ] || vm_args+=(--transport iwarp --env RPMA_FIO_MEMLOCK=unlimited)
 	mkdir -p "$OUT" "$dest"
+	# --resume: the runs done so far go into the stage, to be kept there
+	if [ -n "$stage" ] && [ "$RESUME" = 1 ]; then
+		cp -a "$dest/." "$stage/" || die "--resume: cannot copy $dest into $stage for the VM"
+	fi
 	local status=0
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
 	# (our --out last: it wins over the one the user gave)
@@ -527,6 +741,13 @@ run_in_vm() {
 		echo "partial (the VM run ended with status $status)" >"$OUT/status"
 	if [ -n "$stage" ]; then
 		cp -a "$stage/." "$dest/" || die "cannot move the results from $stage to $dest: they stay in $stage"
+		# --resume: the files of the runs run again (removed in the stage) go from dest too
+		if [ "$RESUME" = 1 ]; then
+			local f
+			while IFS= read -r -d '' f; do
+				[ -e "$stage/$f" ] || rm -f "$dest/$f"
+			done < <(cd "$dest" && find . -type f -print0)
+		fi
 		rm -rf "$stage"
 		OUT=$dest
 	fi
@@ -534,6 +755,43 @@ run_in_vm() {
 		build_report
 	fi
 	return "$status"
+}
+
+# --resume DIR: DIR's interrupted run continued: this script again with the arguments
+# it was started with, --resumed --out DIR (measure keeps the runs done, runs the rest)
+resume() { # DIR
+	local dir=$1
+	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
+	check_resume_folder "$dir"
+	if grep -qx complete "$dir/status" 2>/dev/null; then
+		echo "$PROG: $dir is complete: nothing to resume; rebuilding its report" >&2
+		OUT=$dir
+		build_report
+		return
+	fi
+	read_stored_args "$dir"
+	local shown='(none: the defaults)'
+	[ ${#STORED_ARGS[@]} -eq 0 ] || shown=$(printf '%q ' "${STORED_ARGS[@]}")
+	echo "$PROG: continuing $dir with the options it was started with: ${shown% }" >&2
+	exec "$ROOT/scripts/run_matrix.sh" "${STORED_ARGS[@]}" --resumed --out "$dir"
+}
+
+# a result folder of this script's (what --resume continues), or die naming what it lacks
+check_resume_folder() { # DIR
+	[ -d "$1" ] || die "--resume: '$1' is not a folder"
+	local f
+	for f in options.json plan.tsv; do
+		[ -f "$1/$f" ] || die "--resume: '$1' has no $f: not a result folder of $PROG, nothing to resume"
+	done
+}
+
+# options.json's "args" (the arguments exactly as given) into STORED_ARGS
+read_stored_args() { # DIR
+	command -v jq >/dev/null || die "jq is missing: run scripts/deps.sh"
+	jq -e '.args | type == "array"' "$1/options.json" >/dev/null 2>&1 ||
+		die "--resume: $1/options.json holds no \"args\" (a run from before --resume): it cannot be resumed"
+	# (NUL-separated: an argument may hold any character but NUL)
+	mapfile -d '' -t STORED_ARGS < <(jq -j '.args[] | tostring + "\u0000"' "$1/options.json")
 }
 
 # report [--out DIR] [METHOD=]FIO_JSON...: a result folder from fio JSON of jobs/sweep.fio
@@ -577,6 +835,12 @@ main() {
 		python3 "$MATRIX" compare "$1" "$2" "$out"
 		return
 	fi
+	if [ "${1:-}" = --resume ]; then
+		need_value "$@"
+		[ $# -eq 2 ] || die "--resume takes no other option: it continues DIR with the options it was started with"
+		resume "$2"
+		return
+	fi
 	ORIG_ARGS=("$@")
 	parse_args "$@"
 	ENGINE_DIR=build MAKE_TARGET="engines tools"
@@ -592,9 +856,11 @@ main() {
 	check_tools
 	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/$(date +%Y%m%d-%H%M%S)
 	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
-	if [ "$IN_VM" = 0 ] && [ -e "$OUT/plan.tsv" ]; then
-		die "--out: '$OUT' already holds results: give a new folder"
+	if [ "$IN_VM" = 0 ] && [ "$RESUME" = 0 ] && [ -e "$OUT/plan.tsv" ]; then
+		die "--out: '$OUT' already holds results: give a new folder (or --resume it)"
 	fi
+	# (here, before a VM boots; measure checks it again)
+	if [ "$IN_VM" = 0 ] && [ "$RESUME" = 1 ]; then check_resume_plan; fi
 	if [ "$IN_VM" = 1 ]; then
 		SERVER_IP=${RPMA_TEST_ADDR:?not inside the Soft-RoCE VM}
 		[ "${RPMA_FIO_MEMLOCK:-}" != unlimited ] || ulimit -l unlimited

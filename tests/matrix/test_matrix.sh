@@ -47,6 +47,23 @@ html_refers_to_nothing() {
 	if grep -Eq "<img|src=|href=[\"'][^#]" "$1"; then echo "$1 refers to other files"; return 1; fi
 }
 
+# the findings are the report's first section, with A's one regime's sentence
+findings_first() {
+	[ "$(grep -m1 '^## ' "$1")" = '## Findings' ] || { echo "the first section is not the findings"; return 1; }
+	grep -qF -- '- **small sync writes (4 KiB, iodepth 1, sync)** against no-flush (2100 IOPS, 476 us): APM -48% IOPS' "$1"
+}
+
+# a report whose findings were removed (and one whose findings are empty) fails render_check.sh
+render_check_wants_findings() {
+	local dir=$WORK/no-findings out
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	cp -r "$1/charts" "$dir/"
+	sed -e '/<h2>Findings<\/h2>/,/<h2>/{/<h2>Points/!d}' "$1/report.html" >"$dir/report.html"
+	if out=$("$HERE/render_check.sh" "$dir" --no-screenshot); then echo "passed without findings: $out"; return 1; fi
+	grep -q "the first section is 'Points and methods', not the findings" <<<"$out" || { echo "$out"; return 1; }
+}
+
 golden_rows() {
 	diff -u "$HERE/golden/$1" "$2"
 }
@@ -264,7 +281,11 @@ main() {
 	check "build A" python3 "$MATRIX" build "$WORK/a"
 	check "golden CSV of A" golden_rows a.csv "$WORK/a/results.csv"
 	check "charts of A" charts_exist "$WORK/a" lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write \
-		overhead_vs_noflush fraction_of_raw
+		iops_vs_noflush fraction_of_raw overview lat_percentiles_small_sync_writes lat_cdf
+	check "the findings (test_findings.py)" python3 "$HERE/test_findings.py"
+	check "the platform's facts: DDIO per root port, RNICs, PMem (test_platform.py)" \
+		python3 "$HERE/test_platform.py"
+	check "A's report opens with its findings" findings_first "$WORK/a/report.md"
 	check "HTML of A self-contained" html_is_self_contained "$WORK/a/report.html"
 	check "report HTML: lists, tables, no literal Markdown; A's methods and environment" \
 		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
@@ -276,8 +297,9 @@ main() {
 	check "the GPSPM server's polling modes side by side (test_polling.py)" python3 "$HERE/test_polling.py"
 	check "bench_polling.sh: bad --rounds named" script_fails_with bench_polling.sh "--rounds: '0' is not" --rounds 0
 	check "bench_polling.sh: bad --rate named" script_fails_with bench_polling.sh "--rate: 'x' is not" --rate x
-	check "report HTML rendered by headless Chromium (screenshot a/report.png)" \
+	check "report HTML rendered alone by headless Chromium, findings first (screenshot a/report.png)" \
 		"$HERE/render_check.sh" "$WORK/a"
+	check "the render check fails on a report without findings" render_check_wants_findings "$WORK/a"
 	check "a point with no run marked missing" grep -Eq '^\| p006 .*\*\*missing\*\*' "$WORK/a/report.md"
 	check "A is complete (no PARTIAL)" bash -c "! grep -q PARTIAL '$WORK/a/report.md'"
 	check "build B" python3 "$MATRIX" build "$WORK/b"
@@ -287,20 +309,12 @@ main() {
 	check "compare: charts with both folders" charts_exist "$WORK/cmp" lat_vs_bs_write iops_vs_bs_write
 	check "compare: HTML self-contained" html_is_self_contained "$WORK/cmp/report.html"
 	check "CLI: --help" "$ROOT/scripts/run_matrix.sh" --help
-	check "CLI: bad --repeats named" cli_fails_with "--repeats: 'zero'" --repeats zero
-	check "CLI: --max-repeats below --repeats named" cli_fails_with "--max-repeats: 2 is less than --repeats (3)" \
-		--max-repeats 2 --dry-run
-	check "CLI: bad --margin named" cli_fails_with "--margin: '0' is not a whole percent" --margin 0 --dry-run
+	check "CLI: every option's bad value refused in one line, before a run (test_bad_options.sh)" \
+		"$HERE/test_bad_options.sh"
+	check "CLI: --resume continues an interrupted run to an uninterrupted one's runs (test_resume.sh)" \
+		"$HERE/test_resume.sh"
 	check "CLI: --dry-run gives the pairs' range" dry_run_pairs
-	check "CLI: unknown option named" cli_fails_with "unknown option '--bogus'" --bogus
-	check "CLI: unknown method named" cli_fails_with "unknown method 'xyz'" --methods apm,xyz --dry-run
-	check "CLI: bad size named" cli_fails_with "'4q' is not a size" --lat-bs 4q --dry-run
-	check "CLI: compare needs two folders" cli_fails_with "compare needs two result folders" compare x
 	check "CLI: --dry-run counts the plan" dry_run_counts
-	check "CLI: bad --transport named" cli_fails_with "--transport: 'roce2' is neither roce nor iwarp" \
-		--transport roce2 --dry-run
-	check "CLI: --transport refused with an RNIC's address" cli_fails_with \
-		"--transport picks the VM's device" --transport iwarp --server-ip 192.0.2.1 --dry-run
 	sweep_checks
 	cp -r "$HERE/fixtures/clients" "$WORK/"
 	check "clients: build (fio's client/server JSON)" python3 "$MATRIX" build "$WORK/clients"
@@ -312,15 +326,6 @@ main() {
 	check "clients: expand-job names a variable without a value" bash -c \
 		"python3 '$MATRIX' expand-job --out '$WORK/x.fio' '$ROOT/jobs/randwrite.fio' PORT=1 2>&1 |
 		grep -q 'SERVER_IP} has no value'"
-	check "CLI: --clients needs --server" cli_fails_with "--clients needs --server HOST" --clients a,b --dry-run
-	check "CLI: --clients host named twice" cli_fails_with "--clients: 'a' is named twice" --clients a,a --server s --dry-run
-	check "CLI: --clients not with the peer" cli_fails_with "only our engines" --clients a --server s --impl ours,peer --dry-run
-	check "CLI: --qd abc named, no traceback" cli_fails_with "--qd: 'abc' is not a whole number" --qd abc --dry-run
-	check "CLI: --bw-qd 0 refused" cli_fails_with "--bw-qd: '0' is not a whole number of at least 1" --bw-qd 0 --dry-run
-	check "CLI: --jobs 0 refused" cli_fails_with "--jobs: '0' is not a whole number of at least 1" --jobs 1,0 --dry-run
-	check "CLI: a bad option fails before a run, not in it" cli_fails_with "--qd: 'x' is not" --qd 1,x
-	check "CLI: --mem that does not exist refused" cli_fails_with "--mem: '/nonexistent'" --mem /nonexistent --dry-run
-	check "CLI: --mem /dev/dax0.0 in the VM needs --pmem" cli_fails_with "only with --pmem" --mem /dev/dax0.0 --dry-run
 	check "CLI: --lat-bs none: no latency points" bash -c "'$ROOT/scripts/run_matrix.sh' --quick --dry-run \
 		--methods apm --rw write --lat-bs none --bw-bs 4k --bw-qd 8 --qd 8 | grep -c '^p0' | grep -qx 1"
 	durability_checks

@@ -9,7 +9,8 @@
 # the runs alternate ours, peer, ours, peer; a point where ours is 10% ahead in every
 # pair is decided after 5 pairs although the two sides' min..max ranges overlap; a
 # point whose pairs disagree (1.20x, 0.85x...) runs to --max-repeats and is reported
-# equal within a margin, not ahead or behind; the report (benchmarks) says so.
+# equal within a margin, not ahead or behind; the report (benchmarks) says so. And
+# --settle: a point of one implementation stops after 2 runs that agree.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -77,4 +78,17 @@ expect "BENCHMARKS.md: depth 8 equal within a stated margin" \
 	grep -Eq '^\| apm write 4k qd8 \| .* \| 7 \| equal within \+-[0-9]+% \|$' "$WORK/BENCHMARKS.md"
 expect "BENCHMARKS.md: the verdicts at a glance" \
 	grep -q '^2 points: ours ahead at 1, equal within the stated margin at 1, behind at 0\.$' "$WORK/BENCHMARKS.md"
-[ "$failed" -eq 0 ] || { echo "progress:"; cat "$WORK/progress.log"; exit 1; }
+
+# --settle: our runs alone; at depth 1 the first two agree (5% apart): 2 runs; at depth 8
+# they differ by 30%: the third runs
+DRIFT=(1.0 1.05 1.0 1.0)
+OUT=$WORK/settle SETTLE=10
+PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write)
+: >"$WORK/order.log"
+measure 2>"$WORK/settle.log"
+expect "--settle: 2 runs where they agree within 10%, 3 where they do not" \
+	diff <(printf '%s\n' "ours 1 r1" "ours 1 r2" "ours 8 r1" "ours 8 r2" "ours 8 r3") "$WORK/order.log"
+expect "--settle: the progress says why, and counts the runs measured" bash -c \
+	"grep -q '^      2 runs: IOPS [0-9]* \\[[0-9]*\\.\\.[0-9]*\\], 5% apart: settled (--settle 10%)$' '$WORK/settle.log' &&
+	grep -q '^\\[5/5\\] ours apm .* run 3' '$WORK/settle.log'"
+[ "$failed" -eq 0 ] || { echo "progress:"; cat "$WORK/progress.log" "$WORK/settle.log"; exit 1; }

@@ -43,10 +43,10 @@ def size_str(n):
     return str(n)
 
 
-def parse_size(text):
+def parse_size(text, option=None):
     m = re.fullmatch(r"([1-9][0-9]*)([kKmM]?)", text.strip())
     if not m:
-        die(f"'{text}' is not a size like 256, 4k or 1m")
+        die(f"{option + ': ' if option else ''}'{text}' is not a size like 256, 4k or 1m")
     return int(m.group(1)) * {"": 1, "k": KIB, "m": KIB * KIB}[m.group(2).lower()]
 
 
