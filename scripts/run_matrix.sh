@@ -88,6 +88,10 @@ The sweep:
   --bw-qd N            iodepth of the bandwidth sweep (default 16)
   --mix                add a mixed 70/30 read/write point (4 KiB, --bw-qd)
   --jobs LIST          numjobs points (4 KiB writes at --bw-qd), e.g. 1,2,4
+  --server-load LIST   percents, e.g. 50,100: each fio method's 4 KiB write at depth 1
+                       (sync) and at --bw-qd again with the server host's CPUs kept that
+                       busy (fio's cpuio engine, a job per CPU; in the VM the client's
+                       CPUs too: one host), no cost run; charts and findings vs the load
   --repeats N          runs per point (median, min, max)
   --settle PCT         stop a point's runs after 2 when their IOPS agree within PCT%
                        (max - min over the median; default 10, --quick 0; 0: always
@@ -157,7 +161,7 @@ parse_args() {
 		case "$1" in
 		--quick) PRESET=quick ;;
 		--full) PRESET=full ;;
-		--methods|--lat-bs|--bw-bs|--read-bs|--qd|--bw-qd|--jobs)
+		--methods|--lat-bs|--bw-bs|--read-bs|--qd|--bw-qd|--jobs|--server-load)
 			need_value "$@"; PLAN_ARGS+=("$1" "$2"); shift ;;
 		--rw) need_value "$@"; PLAN_ARGS+=(--rws "$2"); shift ;;
 		--mix) PLAN_ARGS+=(--mix) ;;
@@ -344,7 +348,7 @@ dry_run() {
 	local secs=$((n * REPEATS * (RUNTIME + RAMP + overhead))) costs=0
 	# a cost run: start-up and a few seconds of I/O (2000 I/Os, 8 MiB at most)
 	if [ "$COSTS" = 1 ]; then
-		costs=$(awk -F'\t' 'NR > 1 && $3 != "raw"' <<<"$plan" | wc -l)
+		costs=$(awk -F'\t' 'NR > 1 && $3 != "raw" && $11 == 0' <<<"$plan" | wc -l)
 		secs=$((secs + costs * (overhead + 3)))
 	fi
 	echo
@@ -404,6 +408,7 @@ on_interrupt() {
 	echo "$PROG: interrupted: stopping the server and client, keeping the partial results" >&2
 	stop_client
 	stop_server
+	stop_load "$RUN_STEM"
 	stop_fio_daemons
 	echo "partial (interrupted)" >"$OUT/status"
 	# in the VM the host builds the report once the VM is down
@@ -608,8 +613,8 @@ pair_kept() { # R PLAN_ROW...
 
 # Run R of a plan row
 measure_run() { # PLAN_ROW R
-	local id impl method workload rw bs qd sync nj hosts r=$2
-	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
+	local id impl method workload rw bs qd sync nj hosts load r=$2
+	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts load <<<"$1"
 	RUNS_DONE=$((RUNS_DONE + 1))
 	# (a run kept takes its ports too: the others' stay those of an uninterrupted run)
 	NEXT_PORT=$((NEXT_PORT + nj * hosts))
@@ -624,10 +629,12 @@ measure_run() { # PLAN_ROW R
 	elapsed=$(($(date +%s) - MEASURE_START))
 	[ "$measured" -gt 1 ] && [ "$RUNS_PLANNED" -ge "$RUNS_DONE" ] &&
 		eta=" ETA $(fmt_secs $((elapsed * (RUNS_PLANNED - RUNS_DONE + 1) / (measured - 1))))"
-	printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s run %d%s\n' \
+	printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s%s run %d%s\n' \
 		"$RUNS_DONE" "$RUNS_PLANNED" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
-		"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" "$r" "$eta" >&2
+		"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" \
+		"$([ "${load:-0}" = 0 ] || echo " server load $load%")" "$r" "$eta" >&2
 	RUN_STEM=$stem
+	start_load "${load:-0}" "$stem"
 	if [ "$method" = raw ]; then
 		run_perftest "$stem" "$(raw_tool "$rw" "$sync")" "$bs" "$qd" "$NEXT_PORT" ||
 			RUNS_FAILED=$((RUNS_FAILED + 1))
@@ -635,14 +642,17 @@ measure_run() { # PLAN_ROW R
 		run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 0 "$hosts" ||
 			RUNS_FAILED=$((RUNS_FAILED + 1))
 	fi
+	stop_load "$stem"
 	RUN_STEM=
 	report_failure "$stem"
 }
 
 # The cost run and the instructions run (--instructions) of a plan row, where it has them
 measure_costs() { # PLAN_ROW
-	local id impl method workload rw bs qd sync nj hosts stem
-	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts <<<"$1"
+	local id impl method workload rw bs qd sync nj hosts load stem
+	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts load <<<"$1"
+	# (a point under --server-load is its idle twin's costs and a busier server: no cost run)
+	[ "${load:-0}" = 0 ] || return 0
 	if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
 		NEXT_PORT=$((NEXT_PORT + nj))
 		stem=$OUT/runs/$id-cost

@@ -27,6 +27,9 @@ fmt_secs() {
 MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
 MATRIX_CPID=''		# the running client
+MATRIX_LPID=''		# --server-load: the burner of the server host's CPUs (or the ssh carrying it)
+LOAD_PID_FILE=/tmp/rpma-matrix-load.pid
+LOAD_JSON=/tmp/rpma-matrix-load.json
 
 # Run a server-side command: here, or on $SSH_HOST in $REMOTE_DIR. The remote
 # shell records its pid so that stop_server can end exactly that process.
@@ -49,6 +52,40 @@ on_server() {
 	fi
 	ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
 		"cd $(printf '%q' "$REMOTE_DIR") && $(printf '%q ' "$@")"
+}
+
+# --server-load: fio's cpuio engine keeps each of the server host's CPUs LOAD% busy (a
+# job per CPU) from before the run's server starts until stop_load; its JSON, which says
+# what it burned, is kept as STEM.load.json. LOAD 0: nothing.
+start_load() { # LOAD STEM
+	[ "$1" != 0 ] || return 0
+	local cpus burn
+	cpus=$(on_server nproc) || cpus=1
+	burn=(fio --name=server-load --ioengine=cpuio --cpuload="$1" --numjobs="$cpus" --time_based
+		--runtime=86400 --output-format=json)
+	if [ -z "$SSH_HOST" ]; then
+		"${burn[@]}" --output="$2.load.json" >"$2.load.log" 2>&1 &
+	else
+		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
+			"echo \$\$ >$LOAD_PID_FILE && exec $(printf '%q ' "${burn[@]}") --output=$LOAD_JSON" \
+			>"$2.load.log" 2>&1 &
+	fi
+	MATRIX_LPID=$!
+	# (its jobs forked and burning before the server starts)
+	sleep 1
+}
+
+# --server-load: the burner stopped (fio writes its JSON on SIGTERM), fetched from --server
+stop_load() { # STEM
+	[ -n "$MATRIX_LPID" ] || return 0
+	if [ -n "$SSH_HOST" ]; then
+		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
+			"kill \$(cat $LOAD_PID_FILE) 2>/dev/null; sleep 1; cat $LOAD_JSON; rm -f $LOAD_PID_FILE $LOAD_JSON" \
+			>"$1.load.json" 2>/dev/null || true
+	fi
+	kill "$MATRIX_LPID" 2>/dev/null || true
+	wait "$MATRIX_LPID" 2>/dev/null || true
+	MATRIX_LPID=
 }
 
 stop_server() {

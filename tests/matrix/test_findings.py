@@ -16,7 +16,7 @@ from rpmamatrix.findings import findings, pick_regimes  # noqa: E402
 
 def row(method, rw, bs, qd, sync, iops, spread=0.02, lat=None, cpu=None, impl="ours"):
     return {"impl": impl, "method": method, "rw": rw, "bs": str(bs), "iodepth": str(qd),
-            "sync": str(sync), "numjobs": "1", "hosts": "1", "runs": 3,
+            "sync": str(sync), "numjobs": "1", "hosts": "1", "load": "0", "runs": 3,
             "iops_median": iops, "iops_min": iops * (1 - spread), "iops_max": iops * (1 + spread),
             "lat_mean_us_median": lat if lat is not None else 1e6 / iops * qd,
             "server_cpu_pct_median": cpu}
@@ -66,6 +66,15 @@ class Sentences(unittest.TestCase):
         md, _ = text(plan_rows())
         self.assertIn("Best: APM, 25% more IOPS than GPSPM busy server.", md)
 
+    def test_one_run_only_highest(self):
+        rows = plan_rows()
+        for r in rows:
+            r["runs"] = 1
+        md, _ = text(rows)
+        self.assertIn("Highest: APM, 25% more IOPS than GPSPM busy server (one run a point: no spread "
+                      "to judge it by).", md)
+        self.assertNotIn("Best:", md)
+
     def test_level_names_the_cheapest_server(self):
         md, _ = text(plan_rows(apm_sync=620.0, busy_sync=640.0, spread=0.10))
         self.assertIn("Level within their runs' spread: GPSPM busy server, APM; of these, APM costs the "
@@ -88,6 +97,24 @@ class Sentences(unittest.TestCase):
         self.assertIn("`direct_write_to_pmem=0`: APM's flushes were of the visibility type", md)
         self.assertIn("The server's memory was DRAM", md)
         self.assertNotIn("Not measured", md)
+
+
+class Load(unittest.TestCase):
+    def test_each_method_against_its_idle_point(self):
+        rows = plan_rows()
+        for load, apm, busy in (("50", 700.0, 300.0), ("100", 650.0, 150.0)):
+            for m, iops in (("apm", apm), ("gpspm-busy", busy)):
+                r = row(m, "write", 4096, 1, 1, iops)
+                r["load"] = load
+                rows.append(r)
+        add_ratios(rows)
+        md, _ = text(rows)
+        self.assertIn("- **4 KiB sync writes under server CPU load** (IOPS against the same point on an "
+                      "idle server, by the share of the server host's CPUs kept busy): APM -7% at 50%, "
+                      "-13% at 100%; GPSPM busy server -50% at 50%, -75% at 100%.", md)
+        self.assertNotIn("batched 4 KiB writes under", md)
+        # the regimes stay the idle server's
+        self.assertIn("APM -25% IOPS, +333 us", md)
 
 
 class Suspicious(unittest.TestCase):

@@ -152,8 +152,8 @@ sweep_report() {
 # marked and makes the report PARTIAL
 sweep_repeats_and_failure() {
 	local dir=$1
-	if ! grep -q '^p001,ours,apm,sweep,write,4096,1,1,1,1,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
-			! grep -q '^p002,ours,apm,sweep,write,4096,16,0,1,1,fio,1,' "$dir/results.csv" ||
+	if ! grep -q '^p001,ours,apm,sweep,write,4096,1,1,1,1,0,fio,2,6073\.427,5398\.601,6748\.252,' "$dir/results.csv" ||
+			! grep -q '^p002,ours,apm,sweep,write,4096,16,0,1,1,0,fio,1,' "$dir/results.csv" ||
 			[ ! -e "$dir/runs/p002-r2.failed" ] ||
 			! grep -q '^partial (1 of 6 sections failed: write-bs4k-qd16 of ' "$dir/status" ||
 			! grep -q '^\*\*PARTIAL\*\*' "$dir/report.md"; then
@@ -192,9 +192,9 @@ sweep_checks() {
 clients_figures() {
 	local csv=$1/results.csv
 	# all clients' IOPS and latency; no p99 (fio's 'All clients' has no percentiles)
-	if ! grep -q '^p002,ours,apm,lat,write,4096,1,1,1,2,fio,1,800\.000,800\.000,800\.000,3\.125,3\.125,3\.125,2500\.000,2500\.000,2500\.000,,' "$csv" ||
-			! grep -q '^p001,ours,apm,lat,write,4096,1,1,1,1,fio,1,400\.000,.*,9000\.000,' "$csv" ||
-			! grep -q '^p004,ours,apm,bw,write,4096,8,0,1,2,fio,1,2250\.000,' "$csv" ||
+	if ! grep -q '^p002,ours,apm,lat,write,4096,1,1,1,2,0,fio,1,800\.000,800\.000,800\.000,3\.125,3\.125,3\.125,2500\.000,2500\.000,2500\.000,,' "$csv" ||
+			! grep -q '^p001,ours,apm,lat,write,4096,1,1,1,1,0,fio,1,400\.000,.*,9000\.000,' "$csv" ||
+			! grep -q '^p004,ours,apm,bw,write,4096,8,0,1,2,0,fio,1,2250\.000,' "$csv" ||
 			! grep -Eq '^\| p004 \| apm \| write \| 4k \| 8 \| 1 \| 2 \| 1 \| 2250 ' "$1/report.md"; then
 		cat "$csv"
 		return 1

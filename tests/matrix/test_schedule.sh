@@ -10,7 +10,8 @@
 # pair is decided after 5 pairs although the two sides' min..max ranges overlap; a
 # point whose pairs disagree (1.20x, 0.85x...) runs to --max-repeats and is reported
 # equal within a margin, not ahead or behind; the report (benchmarks) says so. And
-# --settle: a point of one implementation stops after 2 runs that agree.
+# --settle: a point of one implementation stops after 2 runs that agree. And
+# --server-load: the real burner around each load point's run.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,6 +28,8 @@ DRIFT=(1.0 0.6 1.3 0.8 1.1 0.5 1.2 0.9 0.7 1.0 1.0 1.0)
 run_fio() {
 	local stem=$1 impl=$2 qd=$6 r
 	r=${stem##*-r}
+	# (the time a run takes: the --server-load scenario's burner has it to burn)
+	[ "${FAKE_RUN_SECS:-0}" = 0 ] || sleep "$FAKE_RUN_SECS"
 	echo "$impl $qd r$r" >>"$WORK/order.log"
 	awk -v impl="$impl" -v qd="$qd" -v r="$r" -v drift="${DRIFT[$((r - 1))]}" 'BEGIN {
 		ratio = qd == 1 ? 1.10 * (1 + 0.005 * (r % 3 - 1)) : (r % 2 ? 1.20 : 0.85)
@@ -91,4 +94,27 @@ expect "--settle: 2 runs where they agree within 10%, 3 where they do not" \
 expect "--settle: the progress says why, and counts the runs measured" bash -c \
 	"grep -q '^      2 runs: IOPS [0-9]* \\[[0-9]*\\.\\.[0-9]*\\], 5% apart: settled (--settle 10%)$' '$WORK/settle.log' &&
 	grep -q '^\\[5/5\\] ours apm .* run 3' '$WORK/settle.log'"
-[ "$failed" -eq 0 ] || { echo "progress:"; cat "$WORK/progress.log" "$WORK/settle.log"; exit 1; }
+
+# --server-load 50: the load points of the plan, each run with the real burner (fio's
+# cpuio engine, here on the host) around it: a job per CPU, about half of each busy
+OUT=$WORK/load REPEATS=1 SETTLE=0
+PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write --server-load 50)
+: >"$WORK/order.log"
+FAKE_RUN_SECS=1 measure 2>"$WORK/load.log"
+burned() { # STEM: the burner's jobs, one per CPU, each 25..75% busy
+	python3 - "$1.load.json" "$(nproc)" <<'PY'
+import json, sys
+text = open(sys.argv[1]).read()
+jobs = json.loads(text[text.index("{"):])["jobs"]
+busy = [j["usr_cpu"] + j["sys_cpu"] for j in jobs]
+print(f"{len(jobs)} jobs, busy {busy}")
+sys.exit(not (len(jobs) == int(sys.argv[2]) and all(25 <= b <= 75 for b in busy)))
+PY
+}
+expect "--server-load: the load points burned at 50%, a job per CPU (p003, p004)" \
+	bash -c "$(declare -f burned); burned '$OUT/runs/p003-r1' && burned '$OUT/runs/p004-r1'"
+expect "--server-load: the idle points without a burner" \
+	bash -c "[ ! -e '$OUT/runs/p001-r1.load.json' ] && [ ! -e '$OUT/runs/p002-r1.load.json' ]"
+expect "--server-load: the progress names the load" grep -q '^\[3/4\] ours apm .* server load 50% run 1' "$WORK/load.log"
+expect "--server-load: no burner left running" bash -c "! pgrep -f '[n]ame=server-load' >/dev/null"
+[ "$failed" -eq 0 ] || { echo "progress:"; cat "$WORK/progress.log" "$WORK/settle.log" "$WORK/load.log"; exit 1; }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/multinode/matrix.sh -- the matrix runner's ssh path for real:
 # `scripts/run_matrix.sh --server node1` from here, its servers (fio, perftest)
-# started on node1 over ssh and their JSON fetched back; then Ctrl-C in the middle
+# started on node1 over ssh and their JSON fetched back (with --server-load, the burner
+# of node1's CPUs too); then Ctrl-C in the middle
 # of a run must leave no process on either side.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
@@ -30,7 +31,7 @@ ssh_path() {
 	e2e_wanted "$name" || return 0
 	E2E_DIR=$E2E_TMP/$name out=$E2E_TMP/$name/result
 	mkdir -p "$E2E_DIR"
-	timeout 600 scripts/run_matrix.sh --server "$SERVER_NODE" "${PLAN[@]}" --out "$out" \
+	timeout 600 scripts/run_matrix.sh --server "$SERVER_NODE" "${PLAN[@]}" --server-load 100 --out "$out" \
 		>"$E2E_DIR/client.log" 2>&1 || { status=1; echo "  run_matrix.sh failed" >>"$E2E_DIR/why"; }
 	grep -qx complete "$out/status" 2>/dev/null ||
 		{ status=1; echo "  status: $(cat "$out/status" 2>/dev/null)" >>"$E2E_DIR/why"; }
@@ -46,6 +47,17 @@ ssh_path() {
 	stem=$out/runs/p001-cost
 	[ "$(cat "$stem.packets" 2>/dev/null || echo 0)" -ge 200 ] ||
 		{ status=1; echo "  ${stem##*/}: $(cat "$stem.packets" 2>/dev/null) packets" >>"$E2E_DIR/why"; }
+	# --server-load 100: apm's load points (p003 sync, p004 at depth 8) ran with node1's
+	# CPUs burning, a burner job per CPU of node1, its JSON fetched back
+	local cpus
+	cpus=$(ssh -n "$SERVER_NODE" nproc)
+	for stem in "$out/runs/p003-r1" "$out/runs/p004-r1"; do
+		# (fio writes its note of the signal that stopped it before the JSON)
+		sed -n '/^{/,$p' "$stem.load.json" 2>/dev/null | jq -e --argjson n "$cpus" \
+			'(.jobs | length) == $n and all(.jobs[]; .usr_cpu + .sys_cpu >= 50)' >/dev/null 2>&1 ||
+			{ status=1; echo "  ${stem##*/}: no burner of $cpus jobs at 100% on $SERVER_NODE:" \
+			"$(head -c 300 "$stem.load.json" 2>&1)" >>"$E2E_DIR/why"; }
+	done
 	jq -e '."server host" == "node1" and ."server kernel" != "same"' "$out/env.json" >/dev/null 2>&1 ||
 		{ status=1; echo "  env.json does not describe the server host" >>"$E2E_DIR/why"; }
 	leftovers || status=1

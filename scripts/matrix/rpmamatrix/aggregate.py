@@ -92,7 +92,7 @@ def unpaired_figure(b, a, name):
 
 
 def same_point(a, b):
-    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs", "hosts"))
+    return all(a[k] == b[k] for k in ("rw", "bs", "iodepth", "sync", "numjobs", "hosts", "load"))
 
 
 def twin(rows, r, impl):

@@ -26,10 +26,37 @@ def chart_fixed(rows, col, preferred):
 
 # a chart: (name, title, x column, x label, y figure, y label, filter)
 def chart_specs(rows):
-    """The charts of one host's points, then (--clients) the scaling charts."""
-    one_host = [(name, title, xcol, xlabel, fig, ylabel, lambda r, f=flt: r["hosts"] == "1" and f(r))
-                for name, title, xcol, xlabel, fig, ylabel, flt in one_host_specs(rows)]
-    return one_host + scaling_specs(rows)
+    """The charts of one host's points, then (--clients) the scaling charts, then
+    (--server-load) IOPS and latency vs the server's CPU load; the first two of points
+    measured on an idle server."""
+    idle = [(name, title, xcol, xlabel, fig, ylabel, lambda r, f=flt: r["load"] == "0" and f(r))
+            for name, title, xcol, xlabel, fig, ylabel, flt in
+            [(n, t, x, xl, f, yl, lambda r, f_=fl: r["hosts"] == "1" and f_(r))
+             for n, t, x, xl, f, yl, fl in one_host_specs(rows)] + scaling_specs(rows)]
+    return idle + load_specs(rows)
+
+
+def load_specs(rows):
+    """--server-load: IOPS and mean latency of the 4 KiB writes (depth 1 sync, and the
+    batched depth) as the server host's CPUs are kept busier; load 0 is the plan's own point."""
+    loaded = [r for r in rows if r["load"] != "0"]
+    specs = []
+    for sync in ("1", "0"):
+        depths = {r["iodepth"] for r in loaded if r["sync"] == sync}
+        if not depths:
+            continue
+        qd = depths.pop()
+        where = f"4 KiB, iodepth {qd}" + (", sync" if sync == "1" else "")
+
+        def flt(r, qd=qd, sync=sync):
+            return (r["rw"] == "write" and r["bs"] == "4096" and r["iodepth"] == qd and r["sync"] == sync
+                    and r["numjobs"] == "1" and r["hosts"] == "1" and r["method"] != "raw")
+        tag = "sync" if sync == "1" else "qd"
+        specs.append((f"iops_vs_load_{tag}", f"write: IOPS vs the server's CPU load ({where})", "load",
+                      "server host's CPUs busy [%]", "iops", "IOPS", flt))
+        specs.append((f"lat_vs_load_{tag}", f"write: mean latency vs the server's CPU load ({where})",
+                      "load", "server host's CPUs busy [%]", "lat_mean_us", "mean latency [us]", flt))
+    return specs
 
 
 def scaling_specs(rows):
@@ -46,7 +73,8 @@ def scaling_specs(rows):
         where = f"{bs_label}, iodepth {qd}" + (" sync" if sync == "1" else "")
 
         def at(r, bs=bs, qd=qd, sync=sync):
-            return r["rw"] == "write" and r["bs"] == bs and r["iodepth"] == qd and r["sync"] == sync
+            return (r["rw"] == "write" and r["bs"] == bs and r["iodepth"] == qd and r["sync"] == sync
+                    and r["load"] == "0")
         # one point per number of connections: the one spread over the most hosts (2 hosts x
         # 1 job rather than 1 host x 2 jobs), so a line grows hosts first, then jobs
         best = {}
@@ -276,6 +304,5 @@ def draw_all(rows_by_label, outdir):
                 name_ = method + (" (peer)" if impl == "peer" else "")
                 datasets.append((f"{name_}{' ' + label if label else ''}", pts, COLORS[method],
                                  n > 0 or impl == "peer"))
-        drawn += draw(name, title, xlabel, ylabel, xcol == "bs" or xcol == "iodepth",
-                      datasets, outdir)
+        drawn += draw(name, title, xlabel, ylabel, xcol in ("bs", "iodepth"), datasets, outdir)
     return drawn + draw_percentiles(rows_by_label, outdir)

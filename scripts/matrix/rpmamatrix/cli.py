@@ -62,6 +62,8 @@ def main():
     p.add_argument("--bw-qd", dest="bw_qd")
     p.add_argument("--mix", action="store_true")
     p.add_argument("--jobs")
+    p.add_argument("--server-load", dest="server_load",
+                   help="percents of the server host's CPUs kept busy: load points at each")
     p.add_argument("--impls", help="ours,peer (default ours)")
     p.add_argument("--hosts", type=int, default=1,
                    help="client hosts (run_matrix.sh --clients): each fio point with 1..N of them")

@@ -22,8 +22,10 @@ METHODS = {
 }
 FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "gpspm-adaptive", "noflush"]
 KIB = 1024
-# hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs
-PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs", "hosts"]
+# hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs;
+# load: the server host's CPUs kept busy that percent of the time meanwhile (--server-load)
+PLAN_COLUMNS = ["id", "impl", "method", "workload", "rw", "bs", "iodepth", "sync", "numjobs", "hosts",
+                "load"]
 
 
 def die(msg):
@@ -73,7 +75,8 @@ def impl_suffix(r):
 def point_label(r):
     return (f"{r['method']} {r['rw']} {size_str(r['bs'])} qd{r['iodepth']}"
             + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else "")
-            + (f" x{r['hosts']} hosts" if r["hosts"] != "1" else ""))
+            + (f" x{r['hosts']} hosts" if r["hosts"] != "1" else "")
+            + (f" at {r['load']}% server load" if r.get("load", "0") != "0" else ""))
 
 
 def table_head(head):

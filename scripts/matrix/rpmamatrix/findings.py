@@ -25,7 +25,8 @@ Regime = namedtuple("Regime", "name rw bs iodepth sync")
 
 def single_rows(rows):
     """Our engines' (and the raw verbs') rows of one client connection."""
-    return [r for r in rows if r["impl"] == "ours" and r["hosts"] == "1" and r["numjobs"] == "1"]
+    return [r for r in rows if r["impl"] == "ours" and r["hosts"] == "1" and r["numjobs"] == "1"
+            and r["load"] == "0"]
 
 
 def preferred_bs(rows, bs="4096"):
@@ -107,6 +108,9 @@ def best_sentence(at):
     if len(ranked) < 2:
         return ""
     best, second = at[ranked[0]], at[ranked[1]]
+    if min(at[m]["runs"] for m in ranked) < 2:
+        return (f"Highest: {LABELS[ranked[0]]}, {pct(best['iops_median'], second['iops_median']):.0f}% "
+                f"more IOPS than {LABELS[ranked[1]]} (one run a point: no spread to judge it by).")
     if best["iops_min"] > second["iops_max"]:
         return (f"Best: {LABELS[ranked[0]]}, {pct(best['iops_median'], second['iops_median']):.0f}% "
                 f"more IOPS than {LABELS[ranked[1]]}.")
@@ -144,6 +148,27 @@ def regime_finding(rows, g):
     if "noflush" in at:
         chart = {m: pct(at[m]["iops_median"], at["noflush"]["iops_median"]) for m in PERSISTENT if m in at}
     return line.rstrip(), chart
+
+
+def load_lines(rows):
+    """--server-load: each method's IOPS at each load level against its own on an idle server."""
+    ours = [r for r in rows if r["impl"] == "ours" and r["iops_median"] and r["hosts"] == "1"]
+    lines = []
+    for sync, what in (("1", "4 KiB sync writes"), ("0", "batched 4 KiB writes")):
+        loaded = [r for r in ours if r["load"] != "0" and r["sync"] == sync]
+        parts = []
+        for m in PERSISTENT + ["noflush"]:
+            mine = sorted((r for r in loaded if r["method"] == m), key=lambda r: int(r["load"]))
+            idle = next((r for r in ours if mine and r["method"] == m and r["load"] == "0"
+                         and all(r[k] == mine[0][k] for k in ("rw", "bs", "iodepth", "sync", "numjobs"))),
+                        None)
+            if idle is not None:
+                parts.append(f"{LABELS[m]} " + ", ".join(
+                    f"{pct(r['iops_median'], idle['iops_median']):+.0f}% at {r['load']}%" for r in mine))
+        if parts:
+            lines.append(f"- **{what} under server CPU load** (IOPS against the same point on an idle "
+                         "server, by the share of the server host's CPUs kept busy): " + "; ".join(parts) + ".")
+    return lines
 
 
 def settings_lines(rows, env, options):
@@ -220,7 +245,7 @@ def findings(rows, env, options):
             chart[f"{g.name}\\n{size_words(g.bs)}, iodepth {g.iodepth}"] = figures
     md = ["What persistence costs here, per regime: each method's IOPS and mean latency against "
           "the no-flush baseline at the same point (medians of the runs).", ""]
-    md += costs or ["- No regime has both a persistence method and a baseline measured."]
+    md += (costs or ["- No regime has both a persistence method and a baseline measured."]) + load_lines(rows)
     md += ["", "The settings measured:", ""] + settings_lines(rows, env, options)
     odd = suspicious_lines(rows)
     md += ["", "Suspicious:" if odd else "Nothing suspicious: no method beat the raw verbs or "

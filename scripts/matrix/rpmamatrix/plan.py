@@ -44,7 +44,7 @@ def make_plan(p, methods, impls=("ours",), hosts=1):
     With HOSTS client hosts, each fio point runs with 1, 2 .. HOSTS of them (perftest
     has one client: its points run once, from one host)."""
     points = []
-    for pt in make_points(p, methods):
+    for pt in make_points(p, methods) + load_points(p, methods):
         for impl in impls:
             if impl == "peer" and (pt["method"] not in PEER_METHODS or
                                    (pt["method"].startswith("gpspm") and pt["rw"] != "write")):
@@ -71,7 +71,7 @@ def make_points(p, methods):
             return
         seen.add(key)
         points.append(dict(method=method, workload=workload, rw=rw, bs=bs, iodepth=qd,
-                           sync=sync, numjobs=numjobs))
+                           sync=sync, numjobs=numjobs, load=0))
 
     for m in methods:
         for rw in p["rws"]:
@@ -87,6 +87,15 @@ def make_points(p, methods):
             if nj > 1:
                 add(m, "jobs", "write", 4096, p["bw_qd"], 0, nj)
     return points
+
+
+def load_points(p, methods):
+    """--server-load: each fio method's 4 KiB write at depth 1 (sync) and at the bandwidth
+    sweep's depth, once per load level; the plan's own points are at load 0."""
+    return [dict(method=m, workload="load", rw="write", bs=4096, iodepth=qd, sync=sync, numjobs=1,
+                 load=load)
+            for load in p.get("loads", []) if load > 0 for m in methods if m != "raw"
+            for qd, sync in ((1, 1), (p["bw_qd"], 0))]
 
 
 def whole_numbers(option, text, least=1):
@@ -117,6 +126,10 @@ def cmd_plan(args):
         p["mix"] = True
     if args.jobs:
         p["jobs"] = whole_numbers("--jobs", args.jobs)
+    if args.server_load:
+        p["loads"] = whole_numbers("--server-load", args.server_load, least=0)
+        if max(p["loads"]) > 100:
+            die(f"--server-load: {max(p['loads'])} is not a percent in 0..100")
     if args.methods:
         methods = args.methods.split(",")
     else:
@@ -156,4 +169,5 @@ def read_plan(folder):
     for pt in plan:
         pt.setdefault("impl", "ours")  # folders from before the peer was a column
         pt["hosts"] = pt.get("hosts") or "1"  # ... and before --clients
+        pt["load"] = pt.get("load") or "0"  # ... and before --server-load
     return plan

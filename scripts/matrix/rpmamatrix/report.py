@@ -37,8 +37,11 @@ def read_status(folder):
 
 
 def summary_table(rows):
-    head = ["point", "method", "rw", "bs", "iodepth", "jobs", "hosts", "runs", "IOPS median [min..max]",
-            "MiB/s", "lat mean us [min..max]", "p99 us", "IOPS vs no-flush", "of raw", "server CPU %"]
+    # (the server load's column only in a plan with --server-load)
+    loads = any(r["load"] != "0" for r in rows)
+    head = ["point", "method", "rw", "bs", "iodepth", "jobs", "hosts"] + ["server load"] * loads + \
+        ["runs", "IOPS median [min..max]", "MiB/s", "lat mean us [min..max]", "p99 us", "IOPS vs no-flush",
+         "of raw", "server CPU %"]
     lines = table_head(head)
     for r in rows:
         if r["iops_median"] is None:
@@ -53,7 +56,8 @@ def summary_table(rows):
                     fmt(r["server_cpu_pct_median"])]
         lines.append("| " + " | ".join([r["id"], r["method"] + impl_suffix(r), r["rw"], size_str(r["bs"]),
                                         r["iodepth"] + ("" if r["sync"] == "0" else " (sync)"),
-                                        r["numjobs"], r["hosts"], str(r["runs"])] + figs) + " |")
+                                        r["numjobs"], r["hosts"]] + [f"{r['load']}%"] * loads
+                                       + [str(r["runs"])] + figs) + " |")
     return lines
 
 

@@ -122,7 +122,7 @@ def cmd_report(args):
         for i, point in enumerate(points, 1):
             pid = f"p{i:03d}"
             method, rw, bs, qd, sync, numjobs = point
-            f.write("\t".join(map(str, [pid, "ours", method, "sweep", rw, bs, qd, sync, numjobs, 1]))
+            f.write("\t".join(map(str, [pid, "ours", method, "sweep", rw, bs, qd, sync, numjobs, 1, 0]))
                     + "\n")
             for rep, (arg, job, server_jobs) in enumerate(runs[point], 1):
                 stem = os.path.join(folder, "runs", f"{pid}-r{rep}")
