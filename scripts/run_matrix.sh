@@ -53,7 +53,7 @@ report.md / report.html (default folder build/matrix/<date-time>).
 Presets (the sweep; every option below overrides its part):
   --quick              1 run per point, 1 s runs, 25 points: a smoke test (~4 min in the VM)
   (default)            2-3 runs per point (--settle 10), 2 s runs + 1 s ramp, 47 points
-                       (~12 min in the VM)
+                       (~13 min in the VM)
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
@@ -475,61 +475,10 @@ check_resume_plan() {
 # (<stem>.*) removed, to run again: those with a .failed marker (on_interrupt's
 # "interrupted" among them) and those cut short without one (killed, the VM torn down):
 # a fio JSON that does not parse, perftest output without its result line, a cost or
-# instructions run without .packets (the last file run_fio writes). One python reads them.
+# instructions run without .packets (the last file run_fio writes): `matrix prune-runs`.
 keep_finished_runs() {
 	local counts kept costs redone
-	counts=$(python3 - "$OUT/runs" <<'PY'
-import json, os, re, sys
-
-runs = sys.argv[1]
-files = {}  # stem: its files
-for name in os.listdir(runs):
-    m = re.match(r"([^.]+-(?:r[0-9]+|cost|instr))\.", name)
-    if m:
-        files.setdefault(m.group(1), []).append(name)
-
-
-def text(stem, ext):
-    try:
-        with open(os.path.join(runs, stem + ext)) as f:
-            return f.read()
-    except OSError:
-        return None
-
-
-def finished(stem):
-    if stem + ".failed" in files[stem]:
-        return False
-    perftest = text(stem, ".perftest.txt")
-    if perftest is not None:
-        return re.search(r"^\s*[0-9]+\s+[0-9]+\s+[0-9.]+", perftest, re.M) is not None
-    fio = text(stem, ".json")
-    if fio is None:
-        return False
-    try:  # (fio may print notes before its JSON)
-        json.loads(fio[fio.index("{"):])
-    except ValueError:
-        return False
-    return measured(stem) or stem + ".packets" in files[stem]
-
-
-def measured(stem):
-    return re.search(r"-r[0-9]+$", stem) is not None
-
-
-kept = costs = redone = 0
-for stem in sorted(files):
-    if not finished(stem):
-        for name in files[stem]:
-            os.remove(os.path.join(runs, name))
-        redone += 1
-    elif measured(stem):
-        kept += 1
-    else:
-        costs += 1
-print(kept, costs, redone)
-PY
-)
+	counts=$(python3 "$MATRIX" prune-runs "$OUT/runs") || die "--resume: cannot sort the runs in $OUT/runs"
 	read -r kept costs redone <<<"$counts"
 	echo "resuming $OUT: $kept runs kept (and $costs cost and instructions runs)," \
 		"$redone failed or cut short: run again; $RUNS_PLANNED runs planned" >&2

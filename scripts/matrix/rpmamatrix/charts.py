@@ -29,11 +29,15 @@ def chart_specs(rows):
     """The charts of one host's points, then (--clients) the scaling charts, then
     (--server-load) IOPS and latency vs the server's CPU load; the first two of points
     measured on an idle server."""
-    idle = [(name, title, xcol, xlabel, fig, ylabel, lambda r, f=flt: r["load"] == "0" and f(r))
-            for name, title, xcol, xlabel, fig, ylabel, flt in
-            [(n, t, x, xl, f, yl, lambda r, f_=fl: r["hosts"] == "1" and f_(r))
-             for n, t, x, xl, f, yl, fl in one_host_specs(rows)] + scaling_specs(rows)]
+    one_host = [narrowed(spec, lambda r: r["hosts"] == "1") for spec in one_host_specs(rows)]
+    idle = [narrowed(spec, lambda r: r["load"] == "0") for spec in one_host + scaling_specs(rows)]
     return idle + load_specs(rows)
+
+
+def narrowed(spec, cond):
+    """A chart's spec whose filter also wants COND of a row."""
+    name, title, xcol, xlabel, fig, ylabel, flt = spec
+    return name, title, xcol, xlabel, fig, ylabel, lambda r: cond(r) and flt(r)
 
 
 def load_specs(rows):

@@ -12,6 +12,7 @@ from .plan import PRESETS, cmd_plan
 from .platform import cmd_platform
 from .polling import cmd_polling
 from .report import cmd_build
+from .resume import cmd_prune_runs
 from .sweep import cmd_report
 from .verdicts import DEFAULT_MARGIN_PCT
 
@@ -28,6 +29,9 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix settled DIR POINT --within PCT
                whether the runs of POINT so far (2 at least) agree within PCT%
                (max - min over the median IOPS): exit 0, else 1
+  matrix prune-runs RUNS_DIR
+               --resume: keep the runs that finished, remove the files of the others
+               (they run again); prints: runs kept, cost runs kept, runs removed
   matrix polling TSV --out MD
                the GPSPM server's polling modes side by side, from
                scripts/bench_polling.sh's polling.tsv
@@ -91,6 +95,9 @@ def main():
     st.add_argument("point", help="the point id (plan.tsv)")
     st.add_argument("--within", type=float, required=True, help="percent (max - min over the median)")
     st.set_defaults(fn=cmd_settled)
+    pr = sub.add_parser("prune-runs", help="--resume: keep the finished runs, remove the others")
+    pr.add_argument("runs", help="a result folder's runs/")
+    pr.set_defaults(fn=cmd_prune_runs)
     bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)

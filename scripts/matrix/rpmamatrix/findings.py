@@ -6,6 +6,7 @@ to PMem, native FLUSH, DRAM, the VM); and what looks wrong. Also the overview ch
 figures: each method's IOPS against no-flush at each regime."""
 from collections import namedtuple
 
+from .aggregate import same_point
 from .common import KIB
 
 # the persistence methods, in the order the sentences name them
@@ -159,8 +160,7 @@ def load_lines(rows):
         parts = []
         for m in PERSISTENT + ["noflush"]:
             mine = sorted((r for r in loaded if r["method"] == m), key=lambda r: int(r["load"]))
-            idle = next((r for r in ours if mine and r["method"] == m and r["load"] == "0"
-                         and all(r[k] == mine[0][k] for k in ("rw", "bs", "iodepth", "sync", "numjobs"))),
+            idle = next((r for r in ours if mine and r["method"] == m and same_point(r, dict(mine[0], load="0"))),
                         None)
             if idle is not None:
                 parts.append(f"{LABELS[m]} " + ", ".join(
