@@ -102,8 +102,8 @@ report_has_points() {
 			IFS=- read -r rw bs qd <<<"$sec"
 			bs=${bs#bs} qd=${qd#qd}
 			case $bs in *k) bs=$((${bs%k} * 1024)) ;; esac
-			# id,impl,method,workload,rw,bs,iodepth,sync,numjobs,hosts,tool,runs,iops_median,...
-			if ! grep -Eq "^p[0-9]+,ours,$method,sweep,$rw,$bs,$qd,[01],1,1,fio,1,[0-9]*[1-9][0-9]*\." "$dir/results.csv"; then
+			# id,impl,method,workload,rw,bs,iodepth,sync,numjobs,hosts,load,tool,runs,iops_median,...
+			if ! grep -Eq "^p[0-9]+,ours,$method,sweep,$rw,$bs,$qd,[01],1,1,0,fio,1,[0-9]*[1-9][0-9]*\." "$dir/results.csv"; then
 				echo "no figures for $method $sec in results.csv"
 				missing=1
 			elif ! grep -Eq "^\| p[0-9]+ \| $method \| $rw \| [^|]+ \| $qd( \(sync\))? \| 1 \| 1 \| [0-9]" "$dir/report.md"; then
@@ -118,9 +118,12 @@ report_has_points() {
 # the servers' JSON next to the clients' gives the server's CPU load: a GPSPM server
 # busy-polls (well above 10 %) while an APM server does no I/O of its own
 server_cpu_reported() {
-	awk -F, 'NR > 1 { n++ } NR > 1 && $21 == "" { print "no server CPU: " $0; bad = 1 }
-		NR > 1 && $2 == "gpspm-busy" && $21 < 10 { print "a busy GPSPM server below 10 %: " $0; bad = 1 }
-		END { exit bad || !n }' "$1/results.csv"
+	# (the columns by their names in the header)
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ n++; cpu = $col["server_cpu_pct_median"] }
+		cpu == "" { print "no server CPU: " $0; bad = 1 }
+		$col["method"] == "gpspm-busy" && cpu < 10 { print "a busy GPSPM server below 10 %: " $0; bad = 1 }
+		END { exit bad || !n || !col["server_cpu_pct_median"] }' "$1/results.csv"
 }
 
 # every chart report.md shows exists (PNG and SVG); those of the default sections there
