@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The charts of one or more result folders' rows: which charts (one host's, then the
 scaling ones of --clients), their series, and the PNG and SVG gnuplot draws of each."""
+import concurrent.futures
 import math
 import os
 import subprocess
@@ -188,24 +189,51 @@ def plot_script(term, out, title, xlabel, ylabel, setup, plots):
         "set key outside right top"] + list(setup) + ["plot " + ", \\\n  ".join(plots), ""])
 
 
-def render(name, outdir, script_for):
-    """NAME.png and NAME.svg from gnuplot scripts (script_for(terminal, output path));
-    the scripts are kept beside the data."""
+def gnuplot_job(name, outdir, script_for):
+    """(one gnuplot script drawing NAME.png and NAME.svg, their paths) from script_for(terminal,
+    output path); the scripts are kept beside the data, one a format."""
+    scripts, outs = [], []
     for term, ext in (("pngcairo size 900,540 noenhanced", "png"),
                       ("svg size 900,540 dynamic noenhanced", "svg")):
         out = os.path.join(outdir, f"{name}.{ext}")
         script = script_for(term, out)
         with open(os.path.join(outdir, "data", f"{name}.{ext}.gp"), "w") as f:
             f.write(script)
-        res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
-        if res.returncode != 0 or not os.path.getsize(out):
-            die(f"gnuplot failed on {name}.{ext}: {res.stderr.strip()}")
+        # (each format's script from a clean state)
+        scripts.append("reset\n" + script + "unset output\n")
+        outs.append(out)
+    return "".join(scripts), outs
+
+
+def run_gnuplot(job):
+    script, outs = job
+    res = subprocess.run(["gnuplot"], input=script, text=True, capture_output=True)
+    for out in outs:
+        if res.returncode != 0 or not os.path.exists(out) or not os.path.getsize(out):
+            die(f"gnuplot failed on {os.path.basename(out)}: {res.stderr.strip()}")
+
+
+def render(name, outdir, script_for, jobs=None):
+    """NAME.png and NAME.svg by one gnuplot (a start-up costs more than a chart under the
+    VM's TCG): now, or appended to JOBS to be drawn with the others (draw_jobs)."""
+    job = gnuplot_job(name, outdir, script_for)
+    if jobs is None:
+        run_gnuplot(job)
+    else:
+        jobs.append(job)
     return [name]
 
 
-def draw(name, title, xlabel, ylabel, logx, datasets, outdir, setup=()):
-    """datasets: [(label, points, color, dashed)]. Writes NAME.png and NAME.svg;
-    returns [NAME], or [] when there is nothing to draw. SETUP: more gnuplot settings."""
+def draw_jobs(jobs):
+    """The charts' gnuplot runs, one a CPU at a time."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(run_gnuplot, jobs))
+
+
+def draw(name, title, xlabel, ylabel, logx, datasets, outdir, setup=(), jobs=None):
+    """datasets: [(label, points, color, dashed)]. Writes NAME.png and NAME.svg (or adds
+    their job to JOBS); returns [NAME], or [] when there is nothing to draw. SETUP: more
+    gnuplot settings."""
     datasets = [d for d in datasets if d[1]]
     if not datasets:
         return []
@@ -222,7 +250,8 @@ def draw(name, title, xlabel, ylabel, logx, datasets, outdir, setup=()):
         plots.append(f"{gp_str(dat)} using 1:2:3:4 with yerrorlines {style} title {gp_str(label)}")
     axes = [y_axis(datasets), logx if isinstance(logx, str) else
             "set logscale x 2" if logx else "set xrange [*:*]"] + list(setup)
-    return render(name, outdir, lambda term, out: plot_script(term, out, title, xlabel, ylabel, axes, plots))
+    return render(name, outdir, lambda term, out: plot_script(term, out, title, xlabel, ylabel, axes, plots),
+                  jobs)
 
 
 def draw_bars(name, title, ylabel, groups, outdir):
@@ -277,7 +306,7 @@ def percentile_datasets(rows_by_label, g, cdf):
     return datasets
 
 
-def draw_percentiles(rows_by_label, outdir):
+def draw_percentiles(rows_by_label, outdir, jobs):
     """A chart of p50..p99.99 per regime, and the CDF of the first regime's point."""
     first = next(iter(rows_by_label.values()))
     regimes = pick_regimes(first)
@@ -287,20 +316,20 @@ def draw_percentiles(rows_by_label, outdir):
         drawn += draw(f"lat_percentiles_{g.name.replace(' ', '_')}",
                       f"latency percentiles: {regime_title(g)}", "percentile", "latency [us]",
                       "set xrange [0:4.2]", percentile_datasets(rows_by_label, g, False), outdir,
-                      [ticks, "set logscale y 10", "set yrange [*:*]"])
+                      [ticks, "set logscale y 10", "set yrange [*:*]"], jobs)
     if regimes:
         g = regimes[0]
         drawn += draw("lat_cdf", f"latency CDF: {regime_title(g)} (fio's percentiles)",
                       "latency [us]", "share of I/Os completed [%]", "set logscale x 10",
                       percentile_datasets(rows_by_label, g, True), outdir,
-                      ["unset logscale y", "set yrange [0:100]"])
+                      ["unset logscale y", "set yrange [0:100]"], jobs)
     return drawn
 
 
 def draw_all(rows_by_label, outdir):
     """Every chart with every labelled folder's rows on it (second folder dashed)."""
     first = next(iter(rows_by_label.values()))
-    drawn = []
+    drawn, jobs = [], []
     for name, title, xcol, xlabel, fig, ylabel, flt in chart_specs(first):
         datasets = []
         for n, (label, rows) in enumerate(rows_by_label.items()):
@@ -308,5 +337,7 @@ def draw_all(rows_by_label, outdir):
                 name_ = method + (" (peer)" if impl == "peer" else "")
                 datasets.append((f"{name_}{' ' + label if label else ''}", pts, COLORS[method],
                                  n > 0 or impl == "peer"))
-        drawn += draw(name, title, xlabel, ylabel, xcol in ("bs", "iodepth"), datasets, outdir)
-    return drawn + draw_percentiles(rows_by_label, outdir)
+        drawn += draw(name, title, xlabel, ylabel, xcol in ("bs", "iodepth"), datasets, outdir, (), jobs)
+    drawn += draw_percentiles(rows_by_label, outdir, jobs)
+    draw_jobs(jobs)
+    return drawn
