@@ -52,6 +52,11 @@ static int apm_server_init(struct rpmafio_server *s)
 			RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	struct rpma_conn_req *req = NULL;
 
+	if (s->job.o->clients_per_job > 1)
+		return rpmafio_fail(&s->job, EINVAL, "clients_per_job=%u: an APM server job serves "
+			"one client (its CPU takes no part in the I/O: run numjobs=%u); serving several "
+			"from one thread is GPSPM's (librpma_gpspm)", s->job.o->clients_per_job,
+			s->job.o->clients_per_job);
 	if (rpmafio_server_map(s) || rpmafio_server_register(s, usage, 0) ||
 			rpmafio_server_listen(s) || rpmafio_server_next_request(s, NULL, &req))
 		return -1;

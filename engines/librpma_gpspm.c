@@ -44,6 +44,7 @@
  */
 #include <errno.h>
 #include <libpmem2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,7 @@
 #include "gpspm/msg_bufs.h"
 #include "gpspm/client_slots.h"
 #include "gpspm/server_slots.h"
+#include "server/hub.h"
 #include "server/server.h"
 
 /*
@@ -82,27 +84,54 @@ static inline uint32_t wr_index(uint64_t id)
 
 /* ======================= server ======================= */
 
+/* clients_per_job above 1: the job's clients from one thread (further down) */
+static int hub_init(struct rpmafio_server *s);
+static int hub_serve(struct rpmafio_server *s);
+
 struct gpspm_server {
 	struct gpspm_msg_bufs bufs;	/* receive buffers first */
 	struct gpspm_server_slots *slots; /* requests waiting, send buffers free */
 	pmem2_persist_fn persist; /* NULL for DRAM */
 	uint64_t served, bytes;
 	bool last;		/* the client sent its last message */
+	/* several clients (server/hub.h): every receive in one shared queue */
+	struct rpma_srq *srq;
+	unsigned *from;		/* per receive buffer: the client whose request it holds */
 };
 
-/* max_msg_num = iodepth (at most 65535: the workspace has 16 bits for it) */
-static int server_state_new(struct rpmafio_server *s)
+/* whom a request came from: where its range lies, where its answer goes */
+struct requester {
+	struct rpma_conn *conn;
+	char *base;		/* its bytes of the server's memory */
+	uint64_t size;
+	const char *name;	/* "the client", "client 2 (192.168.1.2, port 7205)" */
+	uint64_t *served, *bytes; /* its counts */
+};
+
+/*
+ * max_msg_num = iodepth (at most 65535: the workspace has 16 bits for it), a
+ * receive and a send buffer per request of each of the job's clients
+ */
+#define GPSPM_SERVER_BUFS_MAX (1u << 20)
+
+static int server_state_new(struct rpmafio_server *s, unsigned clients)
 {
 	unsigned n = s->job.iodepth;
 
 	if (n == 0 || n > UINT16_MAX)
 		return rpmafio_fail(&s->job, EINVAL, "iodepth=%u: a GPSPM server takes 1-%u flush "
 			"requests at a time", n, UINT16_MAX);
+	if ((uint64_t)n * clients > GPSPM_SERVER_BUFS_MAX)
+		return rpmafio_fail(&s->job, EINVAL, "iodepth=%u with clients_per_job=%u: %llu "
+			"message slots, more than the %u one job takes", n, clients,
+			(unsigned long long)n * clients, GPSPM_SERVER_BUFS_MAX);
+	n *= clients;
 	struct gpspm_server *g = calloc(1, sizeof(*g));
 	if (g == NULL)
 		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u message slots", n);
 	s->priv = g;
-	if (gpspm_server_slots_new(n, &g->slots))
+	if (gpspm_server_slots_new(n, &g->slots) ||
+			(clients > 1 && (g->from = calloc(n, sizeof(*g->from))) == NULL))
 		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u message slots", n);
 	g->bufs.nslots = n;
 	/* libpmem2 knows how: cache flushes for PMem, msync for a page-granular file */
@@ -131,7 +160,9 @@ static int gpspm_server_init(struct rpmafio_server *s)
 	const int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC;
 	struct rpma_conn_req *req = NULL;
 
-	if (rpmafio_server_map(s) || server_state_new(s))
+	if (s->job.o->clients_per_job > 1)
+		return hub_init(s);
+	if (rpmafio_server_map(s) || server_state_new(s, 1))
 		return -1;
 	struct gpspm_server *g = s->priv;
 	/*
@@ -175,17 +206,36 @@ static bool persist_range(struct rpmafio_server *s, const struct gpspm_server *g
 
 /* how serving one request ended */
 enum request_result {
-	REQUEST_ANSWERED,	/* or it was the last message */
+	REQUEST_ANSWERED,	/* its response is on its way */
+	REQUEST_LAST,		/* it was the last message: nothing to answer */
 	REQUEST_STOPPED,	/* fio stops the job: not answered */
+	REQUEST_REFUSED,	/* the client broke the protocol (after rpmafio_fail()) */
+	REQUEST_UNSENT,		/* received again, but the response could not be sent (ditto) */
 	REQUEST_FAILED,		/* after rpmafio_fail() */
 };
 
+/* receive buffer k back to the connection's receive queue, or to the shared one */
+static int recv_again(struct rpmafio_server *s, const struct gpspm_server *g,
+		struct rpma_conn *conn, uint32_t k)
+{
+	char buf[128];
+	int ret = g->srq ?
+		rpma_srq_recv(g->srq, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
+			wr_id(WR_RECV, k)) :
+		rpma_recv(conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
+			wr_id(WR_RECV, k));
+	if (ret)
+		return rpmafio_fail(&s->job, EIO, "cannot post a receive again: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return 0;
+}
+
 /*
- * Serve the request in receive buffer k (len bytes), its response to go in
- * send buffer out: validate, persist, receive again, answer.
+ * Serve the request in receive buffer k (len bytes) from who, its response
+ * to go in send buffer out: validate, persist, receive again, answer.
  */
-static enum request_result handle(struct rpmafio_server *s, struct gpspm_server *g, uint32_t k, uint32_t len,
-		uint32_t out)
+static enum request_result handle(struct rpmafio_server *s, struct gpspm_server *g,
+		const struct requester *who, uint32_t k, uint32_t len, uint32_t out)
 {
 	struct rpmafio_job *job = &s->job;
 	struct gpspm_req req;
@@ -194,47 +244,42 @@ static enum request_result handle(struct rpmafio_server *s, struct gpspm_server 
 	int ret;
 
 	switch (gpspm_req_check((char *)g->bufs.mem.ptr + gpspm_recv_off(&g->bufs, k), len,
-			s->mem.size, &req, why, sizeof(why))) {
+			who->size, &req, why, sizeof(why))) {
 	case GPSPM_REQ_FLUSH:
 		break;
 	case GPSPM_REQ_LAST:
-		g->last = true;
-		return REQUEST_ANSWERED;
+		return REQUEST_LAST;
 	case GPSPM_REQ_OUT_OF_RANGE:
-		rpmafio_fail(job, EPROTO, "rejected a flush request from the client: %s; "
-			"disconnecting", why);
-		return REQUEST_FAILED;
+		rpmafio_fail(job, EPROTO, "rejected a flush request from %s: %s; "
+			"disconnecting", who->name, why);
+		return REQUEST_REFUSED;
 	case GPSPM_REQ_MALFORMED:
 	default:
-		rpmafio_fail(job, EPROTO, "rejected a message from the client: %s; "
-			"disconnecting", why);
-		return REQUEST_FAILED;
+		rpmafio_fail(job, EPROTO, "rejected a message from %s: %s; "
+			"disconnecting", who->name, why);
+		return REQUEST_REFUSED;
 	}
 	if (g->persist && req.length &&
-			!persist_range(s, g, (char *)s->mem.ptr + req.offset, req.length)) {
+			!persist_range(s, g, who->base + req.offset, req.length)) {
 		rpmafio_note(job, "stopped while persisting a flush request of %llu bytes: it "
 			"is not answered", (unsigned long long)req.length);
 		return REQUEST_STOPPED;
 	}
-	g->served++;
-	g->bytes += req.length;
+	(*who->served)++;
+	*who->bytes += req.length;
 
-	if ((ret = rpma_recv(s->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
-			wr_id(WR_RECV, k)))) {
-		rpmafio_fail(job, EIO, "cannot post a receive again: %s",
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (recv_again(s, g, who->conn, k))
 		return REQUEST_FAILED;
-	}
 	struct gpspm_resp resp = {req.op_context};
 	if (gpspm_resp_encode(&resp, gpspm_send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size)) {
 		rpmafio_fail(job, EIO, "cannot encode a flush response");
 		return REQUEST_FAILED;
 	}
-	if ((ret = rpma_send(s->conn, g->bufs.mr, gpspm_send_off(&g->bufs, out), size,
+	if ((ret = rpma_send(who->conn, g->bufs.mr, gpspm_send_off(&g->bufs, out), size,
 			RPMA_F_COMPLETION_ALWAYS, wr_id(WR_SEND, out)))) {
-		rpmafio_fail(job, EIO, "cannot send a flush response: %s",
+		rpmafio_fail(job, EIO, "cannot send a flush response to %s: %s", who->name,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-		return REQUEST_FAILED;
+		return REQUEST_UNSENT;
 	}
 	return REQUEST_ANSWERED;
 }
@@ -309,13 +354,20 @@ static enum rpmafio_poll_step serve_messages(struct rpmafio_server *s, const str
 			return RPMAFIO_POLL_FAILED;
 		}
 	}
+	const struct requester client = {s->conn, s->mem.ptr, s->mem.size, "the client",
+		&g->served, &g->bytes};
 	/* (the last message keeps the send buffer it was given: serving ends there) */
 	while (!g->last && gpspm_server_slots_next(g->slots, &k, &len, &out)) {
-		switch (handle(s, g, k, len, out)) {
+		switch (handle(s, g, &client, k, len, out)) {
 		case REQUEST_ANSWERED:
+			break;
+		case REQUEST_LAST:
+			g->last = true;
 			break;
 		case REQUEST_STOPPED:
 			return RPMAFIO_POLL_DONE;
+		case REQUEST_REFUSED:
+		case REQUEST_UNSENT:
 		case REQUEST_FAILED:
 		default:
 			return RPMAFIO_POLL_FAILED;
@@ -337,9 +389,218 @@ static enum rpmafio_poll_step serve_messages(struct rpmafio_server *s, const str
 	}
 }
 
+/* ============ server: several clients from one thread ============ */
+
+/*
+ * clients_per_job=n (server/hub.h): the job's n * size bytes, client k's
+ * the k-th size of them; every client's requests land in one shared receive
+ * queue of n * iodepth buffers (any client's request in any buffer; the
+ * completion's QP number says whose) and are answered from n * iodepth send
+ * buffers on the client's own connection. Each client is told max_msg_num =
+ * iodepth, as by a one-client server.
+ */
+static int srq_new(struct rpmafio_server *s, struct gpspm_server *g)
+{
+	struct rpma_srq_cfg *cfg = NULL;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_srq_cfg_new(&cfg)) == 0 &&
+			(ret = rpma_srq_cfg_set_rq_size(cfg, g->bufs.nslots)) == 0 &&
+			(ret = rpma_srq_cfg_set_rcq_size(cfg, g->bufs.nslots)) == 0)
+		ret = rpma_srq_new(s->peer, cfg, &g->srq);
+	(void) rpma_srq_cfg_delete(&cfg);
+	if (ret)
+		return rpmafio_fail(&s->job, EIO, "cannot create a shared receive queue of %u "
+			"receives (clients_per_job=%u x iodepth=%u): %s", g->bufs.nslots,
+			s->job.o->clients_per_job, s->job.iodepth,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	for (uint32_t k = 0; k < g->bufs.nslots; k++)
+		if (recv_again(s, g, NULL, k))
+			return -1;
+	return 0;
+}
+
+static int hub_init(struct rpmafio_server *s)
+{
+	const int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC;
+	struct rpmafio_job *job = &s->job;
+	const unsigned clients = job->o->clients_per_job;
+	const uint64_t part = job->size;
+
+	if (part == 0 || part > SIZE_MAX / clients)
+		return rpmafio_fail(job, EINVAL, "size=%llu with clients_per_job=%u: give each "
+			"client's memory size (e.g. size=64m), at most %zu bytes in all",
+			(unsigned long long)part, clients, (size_t)SIZE_MAX);
+	job->size = part * clients; /* the job's bytes: its clients' side by side */
+	if (rpmafio_server_map(s) || server_state_new(s, clients) || rpmafio_hub_new(s, part))
+		return -1;
+	struct gpspm_server *g = s->priv;
+	/* each connection: a response per request and a probe; its receives are the SRQ's */
+	const uint32_t n = job->iodepth;
+	const struct rpmafio_queues q = {.sq = n + 1, .cq = n + 1};
+	g->bufs.recv_first = 0;
+	return rpmafio_hub_register(s, usage, (uint16_t)n) ||
+		gpspm_msg_bufs_new(job, s->peer, &g->bufs) || srq_new(s, g) ||
+		rpmafio_hub_listen(s) || rpmafio_hub_accept(s, &q, g->srq) ? -1 : 0;
+}
+
+/* "client 2 (192.168.1.2, port 7205)" */
+static struct requester requester_of(struct rpmafio_hub_client *c, size_t part, char *name,
+		size_t len)
+{
+	snprintf(name, len, "client %u (%s, port %s)", c->k + 1, c->addr, c->port);
+	return (struct requester){c->conn, c->base, part, name, &c->served, &c->bytes};
+}
+
+/* answer the waiting requests a send buffer is free for; a client's fault cuts it off */
+static enum rpmafio_poll_step hub_answer(struct rpmafio_server *s, struct gpspm_server *g)
+{
+	char name[RPMAFIO_ADDR_STR_LEN + 48];
+	uint32_t k, len, out;
+
+	while (gpspm_server_slots_next(g->slots, &k, &len, &out)) {
+		struct rpmafio_hub_client *c = &s->hub->clients[g->from[k]];
+		enum request_result r = REQUEST_REFUSED;
+		if (c->state == RPMAFIO_HUB_SERVING) {
+			const struct requester who = requester_of(c, s->hub->part, name, sizeof(name));
+			r = handle(s, g, &who, k, len, out);
+		}
+		switch (r) {
+		case REQUEST_ANSWERED:
+			continue;
+		case REQUEST_STOPPED:
+			return RPMAFIO_POLL_DONE;
+		case REQUEST_FAILED:
+			return RPMAFIO_POLL_FAILED;
+		case REQUEST_LAST:
+			rpmafio_hub_client_done(c);
+			break;
+		case REQUEST_UNSENT:
+			rpmafio_hub_cut_off(s, c);
+			(void) gpspm_server_slots_sent(g->slots, out);
+			continue; /* (received again already) */
+		case REQUEST_REFUSED: /* (or its client has gone: nothing to answer) */
+		default:
+			rpmafio_hub_cut_off(s, c);
+			break;
+		}
+		/* neither buffer was used: both back */
+		(void) gpspm_server_slots_sent(g->slots, out);
+		if (recv_again(s, g, NULL, k))
+			return RPMAFIO_POLL_FAILED;
+	}
+	return RPMAFIO_POLL_GO_ON;
+}
+
+/* a receive of the shared queue that brought no request: why, and its buffer back */
+static enum rpmafio_poll_step hub_no_request(struct rpmafio_server *s, struct gpspm_server *g,
+		struct rpmafio_hub_client *c, const struct ibv_wc *wc, uint32_t k)
+{
+	if (c && wc->status == IBV_WC_WR_FLUSH_ERR) {
+		rpmafio_hub_client_failed(s, c, wc->status, "a receive");
+	} else if (c && wc->status != IBV_WC_SUCCESS) {
+		rpmafio_fail(&s->job, EPROTO, "rejected a message from client %u (%s): receiving "
+			"it failed (%s): is it longer than the %d-byte receive buffer?; "
+			"disconnecting", c->k + 1, c->addr, ibv_wc_status_str(wc->status),
+			GPSPM_MSG_MAX);
+		rpmafio_hub_cut_off(s, c);
+	} else if (c) {
+		rpmafio_fail(&s->job, EPROTO, "rejected a message from client %u (%s): a receive "
+			"completed as opcode %d, not by a SEND; disconnecting", c->k + 1, c->addr,
+			(int)wc->opcode);
+		rpmafio_hub_cut_off(s, c);
+	}
+	return recv_again(s, g, NULL, k) ? RPMAFIO_POLL_FAILED : RPMAFIO_POLL_GO_ON;
+}
+
+/* the shared receive CQ: requests of any client */
+static enum rpmafio_poll_step hub_recv_wc(struct rpmafio_server *s, const struct ibv_wc *wc, int n)
+{
+	struct gpspm_server *g = s->priv;
+
+	for (int i = 0; i < n; i++) {
+		const uint32_t k = wr_index(wc[i].wr_id);
+		struct rpmafio_hub_client *c = rpmafio_hub_client_of_qp(s->hub, wc[i].qp_num);
+		if ((wc[i].wr_id & WR_TAG_MASK) != WR_RECV || k >= g->bufs.nslots) {
+			rpmafio_fail(&s->job, EIO, "a completion for no receive (opcode %d, wr_id "
+				"0x%llx)", (int)wc[i].opcode, (unsigned long long)wc[i].wr_id);
+			return RPMAFIO_POLL_FAILED;
+		}
+		if (wc[i].status != IBV_WC_SUCCESS || wc[i].opcode != IBV_WC_RECV || c == NULL ||
+				c->state == RPMAFIO_HUB_GONE) {
+			if (hub_no_request(s, g, c && c->state != RPMAFIO_HUB_GONE ? c : NULL, &wc[i], k))
+				return RPMAFIO_POLL_FAILED;
+			continue;
+		}
+		if (gpspm_server_slots_received(g->slots, k, wc[i].byte_len)) {
+			rpmafio_fail(&s->job, EIO, "a receive completed into buffer %u, which holds a "
+				"request already", k);
+			return RPMAFIO_POLL_FAILED;
+		}
+		g->from[k] = c->k;
+	}
+	return hub_answer(s, g);
+}
+
+/* a client's response sent (or flushed): its buffer free for a waiting request */
+static enum rpmafio_poll_step hub_send_wc(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		const struct ibv_wc *wc)
+{
+	struct gpspm_server *g = s->priv;
+
+	if ((wc->wr_id & WR_TAG_MASK) != WR_SEND ||
+			gpspm_server_slots_sent(g->slots, wr_index(wc->wr_id))) {
+		rpmafio_fail(&s->job, EIO, "a completion for no response (client %u, opcode %d, "
+			"wr_id 0x%llx)", c->k + 1, (int)wc->opcode, (unsigned long long)wc->wr_id);
+		return RPMAFIO_POLL_FAILED;
+	}
+	if (wc->status != IBV_WC_SUCCESS)
+		rpmafio_hub_client_failed(s, c, wc->status, "a response");
+	return hub_answer(s, g);
+}
+
+static bool hub_waiting(const struct rpmafio_server *s)
+{
+	return gpspm_server_slots_waiting(((const struct gpspm_server *)s->priv)->slots);
+}
+
+static const struct rpmafio_hub_ops hub_ops = {
+	.recv_wc = hub_recv_wc,
+	.send_wc = hub_send_wc,
+	.waiting = hub_waiting,
+};
+
+static int hub_serve(struct rpmafio_server *s)
+{
+	struct gpspm_server *g = s->priv;
+	const struct rpmafio_hub *h = s->hub;
+	struct rpma_cq *rcq = NULL;
+	char each[RPMAFIO_CLIENTS_PER_JOB_MAX * 24] = "";
+	size_t at = 0;
+
+	(void) rpma_srq_get_rcq(g->srq, &rcq);
+	int ret = rpmafio_hub_serve(s, rcq, &hub_ops);
+	for (unsigned k = 0; k < h->n; k++) {
+		g->served += h->clients[k].served;
+		g->bytes += h->clients[k].bytes;
+		int w = snprintf(each + at, sizeof(each) - at, "%s%llu", k ? ", " : "",
+			(unsigned long long)h->clients[k].served);
+		if (w > 0 && (size_t)w < sizeof(each) - at)
+			at += (size_t)w;
+	}
+	rpmafio_note(&s->job, "served %llu flush requests from %u clients on one thread "
+		"(each: %s; %llu bytes %s)", (unsigned long long)g->served, h->n, each,
+		(unsigned long long)g->bytes, g->persist ? "persisted" :
+		"in DRAM: nothing to persist");
+	return ret;
+}
+
 static int gpspm_server_serve(struct rpmafio_server *s)
 {
 	const struct gpspm_server *g = s->priv;
+	if (s->hub)
+		return hub_serve(s);
 	int ret = rpmafio_server_serve(s, serve_messages);
 
 	rpmafio_note(&s->job, "served %llu flush requests (%llu bytes %s)",
@@ -353,8 +614,12 @@ static void gpspm_server_cleanup(struct rpmafio_server *s)
 	struct gpspm_server *g = s->priv;
 	if (g == NULL)
 		return;
+	/* (the connections are gone: no queue pair uses the shared receive queue) */
+	if (g->srq)
+		(void) rpma_srq_delete(&g->srq);
 	gpspm_msg_bufs_delete(&s->job, &g->bufs);
 	gpspm_server_slots_delete(&g->slots);
+	free(g->from);
 	free(g);
 	s->priv = NULL;
 }

@@ -6,7 +6,8 @@
 #   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
 #                       ours,peer over the benchmark's points into build/bench/<date-time>,
 #                       the GPSPM server's polling modes (scripts/bench_polling.sh) into its
-#                       polling/, then docs/BENCHMARKS.md (scripts/matrix/matrix benchmarks),
+#                       polling/, a GPSPM server's CPU as its clients grow
+#                       (scripts/bench_clients.sh) into clients/, then docs/BENCHMARKS.md (scripts/matrix/matrix benchmarks),
 #                       with the findings of docs/benchmarks-findings.md (BENCH_ARGS overrides
 #                       the points and runs, e.g. BENCH_ARGS="--repeats 5 --runtime 10")
 
@@ -25,6 +26,8 @@ BENCH_DIR := $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
 endif
 # the GPSPM server's polling modes side by side (scripts/bench_polling.sh --help; ~5 min)
 BENCH_POLLING_ARGS ?= --rounds 5 --runtime 4 --rate 200
+# a GPSPM server's CPU as its clients grow, ours (one job) vs the peer's (scripts/bench_clients.sh --help; ~5 min)
+BENCH_CLIENTS_ARGS ?= --rounds 3 --ios 4000 --clients 1,2,4,8
 
 peer:
 	scripts/build_peer.sh --out $(PEER_DIR)
@@ -38,7 +41,9 @@ test-e2e e2e-build: peer
 bench: peer engines tools fio-valgrind
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
 	scripts/bench_polling.sh $(BENCH_POLLING_ARGS) --out $(BENCH_DIR)/polling
+	scripts/bench_clients.sh $(BENCH_CLIENTS_ARGS) --out $(BENCH_DIR)/clients
 	python3 scripts/matrix/matrix benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
-		--polling $(BENCH_DIR)/polling/polling.tsv --notes docs/benchmarks-findings.md
+		--polling $(BENCH_DIR)/polling/polling.tsv --clients $(BENCH_DIR)/clients/clients.tsv \
+		--notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

@@ -120,12 +120,7 @@ main() {
 		measure
 		return
 	fi
-	[ -f build/librpma_gpspm.so ] || die "build/librpma_gpspm.so is missing: run make engines"
-	if compgen -G '/sys/class/infiniband/*' >/dev/null; then
-		die "this machine has an RDMA device: the benchmark runs in the Soft-RoCE VM only"
-	fi
-	case $OUT in "$ROOT"/*) ;; *) die "--out: '$OUT' must be inside $ROOT (the folder the VM can write)" ;; esac
-	mkdir -p "$OUT"
+	bench_host_ready "$OUT"
 	"$ROOT/scripts/softroce-vm" run -q --timeout 3600 -- \
 		"$ROOT/scripts/bench_polling.sh" --in-vm --out "$OUT" --rounds "$ROUNDS" --runtime "$RUNTIME" --rate "$RATE"
 	python3 "$ROOT/scripts/matrix/matrix" polling "$OUT/polling.tsv" --out "$OUT/polling.md"

@@ -35,6 +35,7 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"DIRECT_WRITE_TO_PMEM", "0", "1 only if RDMA writes reach persistence on the server"},
 	{"SERVER_IODEPTH", "64", "GPSPM server: flush requests taken at a time (>= the client's iodepth)"},
 	{"SERVER_BUSY_WAIT", "1", "GPSPM server: 1 poll for requests in a loop; 0 sleep until one comes"},
+	{"CLIENTS_PER_JOB", "1", "GPSPM server: clients each job serves from one thread"},
 	{"ALLOW_CLIENTS", RPMAFIO_ALLOW_ANY, "server: the clients it admits, addresses or "
 		"prefixes (any: every client)"},
 	{"KEEPALIVE", RPMAFIO_DEFAULT_KEEPALIVE_MS, "server: ms without a word from the client before probing it (0: never)"},

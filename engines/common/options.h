@@ -33,6 +33,11 @@
  *                         1..48 bytes; the client sends it with its connection
  *                         request and the server rejects a request without it.
  *                         none (default): no secret (common/access.h)
+ *   clients_per_job       GPSPM server: one job (thread) serves this many clients
+ *                         (default 1), laid out as that many jobs would be: client k
+ *                         of job i on port + i * n + k, with the k-th size= bytes of
+ *                         the job's n * size; their requests come through one shared
+ *                         receive queue (server/hub.h)
  *   native_flush          APM client: auto (default) = the device's own RDMA FLUSH when
  *                         both ends can take it, else the emulation; 1 = native or the
  *                         job fails at connection time; 0 = always the emulation
@@ -63,7 +68,11 @@ struct rpmafio_opts {
 	char *mem_offset;		/* as given: RPMAFIO_MEM_OFFSET_AUTO or a byte count */
 	char *allow_clients;		/* as given: RPMAFIO_ALLOW_ANY or a list */
 	char *secret_file;		/* as given: RPMAFIO_SECRET_NONE or a path */
+	unsigned int clients_per_job;	/* GPSPM server: clients one job serves (>= 1) */
 };
+
+/* the most clients one server job serves (clients_per_job=) */
+#define RPMAFIO_CLIENTS_PER_JOB_MAX 64
 
 /*
  * Does a batch need the method's flush after its operations? Only when it

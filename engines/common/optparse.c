@@ -190,7 +190,16 @@ int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_
 		return rpmafio_errf(err, errlen, "serverip=%s: %s", v->serverip, why);
 	if (rpmafio_parse_port(v->port, &port, why, sizeof(why)))
 		return rpmafio_errf(err, errlen, "port=%s: %s", v->port ? v->port : "", why);
-	if (rpmafio_job_port(port, v->job_index, port_out, port_len, why, sizeof(why)))
+	const unsigned nc = v->clients_per_job ? v->clients_per_job : 1;
+	if (nc > 1 && v->mode != RPMAFIO_MODE_SERVER)
+		return rpmafio_errf(err, errlen, "clients_per_job=%u is a server's option (mode="
+			"server): a client job is one client", nc);
+	if (nc > 1 && (unsigned long)port + (unsigned long)v->job_index * nc + nc - 1 > 65535)
+		return rpmafio_errf(err, errlen, "port=%s: job %u's %u clients (clients_per_job=%u) "
+			"take ports %lu to %lu, above 65535", v->port, v->job_index + 1, nc, nc,
+			(unsigned long)port + (unsigned long)v->job_index * nc,
+			(unsigned long)port + (unsigned long)v->job_index * nc + nc - 1);
+	if (rpmafio_job_port(port, v->job_index * nc, port_out, port_len, why, sizeof(why)))
 		return rpmafio_errf(err, errlen, "port=%s: %s", v->port, why);
 	if (v->cpus && *v->cpus) {
 		unsigned cpus[RPMAFIO_CPU_MAX + 1], n;

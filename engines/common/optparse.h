@@ -143,14 +143,17 @@ struct rpmafio_optvals {
 	const char *cpus;	/* NULL or "" when not given */
 	unsigned connect_timeout_ms;
 	unsigned job_index;	/* 0-based */
+	unsigned clients_per_job; /* a server's clients_per_job= (0 taken as 1) */
 };
 
 /*
  * Check a job's engine options as a whole: serverip given and well formed,
  * port and port + job_index valid, the CPU list valid, a non-zero timeout.
+ * A server job with n = clients_per_job above 1 takes n ports from
+ * port + job_index * n (all must be valid); a client refuses n above 1.
  * On failure err says which option is wrong, with its value and why, e.g.
  * "port=70000: not a port number (expected 1-65535)". Fills port_out with the
- * job's own port on success.
+ * job's own (first) port on success.
  */
 int rpmafio_optvals_check(const struct rpmafio_optvals *v, char *port_out, size_t port_len,
 		char *err, size_t errlen);

@@ -11,12 +11,10 @@
 /* adaptive: empty polls of a spin between two looks at the clock */
 #define SPIN_CLOCK_EVERY 16
 
-int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
+void rpmafio_poll_init_fd(struct rpmafio_poll *p, int ev_fd, struct rpma_cq *cq, int cq_fd,
 		enum rpmafio_poll_mode mode)
 {
-	int ret;
-
-	*p = (struct rpmafio_poll){.conn = conn, .cq = cq, .ev_fd = -1, .cq_fd = -1, .mode = mode};
+	*p = (struct rpmafio_poll){.cq = cq, .ev_fd = ev_fd, .cq_fd = cq_fd, .mode = mode};
 	rpmafio_pace_init(&p->pace);
 	/*
 	 * a nap of tens of microseconds must not be stretched by the default timer
@@ -24,6 +22,15 @@ int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpm
 	 */
 	if (mode == RPMAFIO_POLL_ADAPTIVE)
 		(void) prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+}
+
+int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
+		enum rpmafio_poll_mode mode)
+{
+	int ret;
+
+	rpmafio_poll_init_fd(p, -1, cq, -1, mode);
+	p->conn = conn;
 	if ((ret = rpma_conn_get_event_fd(conn, &p->ev_fd)))
 		return ret;
 	if (cq && (ret = rpma_cq_get_fd(cq, &p->cq_fd)))
@@ -35,6 +42,8 @@ static enum rpmafio_poll_step next_event(const struct rpmafio_poll *p, const str
 		void *arg)
 {
 	enum rpma_conn_event ev;
+	if (p->conn == NULL)
+		return ops->events ? ops->events(arg) : RPMAFIO_POLL_GO_ON;
 	int ret = rpma_conn_next_event(p->conn, &ev);
 	if (ret)
 		return ops->error ? ops->error(arg, "rpma_conn_next_event", ret) : RPMAFIO_POLL_GO_ON;

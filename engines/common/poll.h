@@ -14,6 +14,9 @@
  *             learned from when completions came (pace.h); the events and
  *             idle every RPMAFIO_POLL_BUSY_CHECK waits, and after a sleep
  * A loop without a CQ (cq NULL) only sleeps on the connection's events.
+ * A loop of several connections (server/hub.h) has no connection of its own:
+ * its events are a file descriptor of the caller's (an epoll set), and the
+ * events callback takes them when it is readable.
  *
  * Every callback returns a step: RPMAFIO_POLL_GO_ON, or anything else to end
  * the loop, which returns that step. A NULL callback goes on.
@@ -77,6 +80,8 @@ struct rpmafio_poll_ops {
 	enum rpmafio_poll_step (*idle)(void *arg);
 	/* the librpma call `call` failed with ret */
 	enum rpmafio_poll_step (*error)(void *arg, const char *call, int ret);
+	/* a loop without a connection: its event descriptor is readable */
+	enum rpmafio_poll_step (*events)(void *arg);
 };
 
 /*
@@ -84,6 +89,10 @@ struct rpmafio_poll_ops {
  * NULL). 0, or a librpma error code.
  */
 int rpmafio_poll_init(struct rpmafio_poll *p, struct rpma_conn *conn, struct rpma_cq *cq,
+		enum rpmafio_poll_mode mode);
+
+/* A loop without a connection: its events are ev_fd's (see ops->events). */
+void rpmafio_poll_init_fd(struct rpmafio_poll *p, int ev_fd, struct rpma_cq *cq, int cq_fd,
 		enum rpmafio_poll_mode mode);
 
 /*

@@ -95,6 +95,7 @@ static int check_options(struct rpmafio_job *job)
 		.cpus = o->cpus,
 		.connect_timeout_ms = o->connect_timeout,
 		.job_index = job->index,
+		.clients_per_job = o->clients_per_job,
 	};
 	if (rpmafio_optvals_check(&v, job->port, sizeof(job->port), why, sizeof(why)))
 		return rpmafio_fail(job, EINVAL, "%s", why);

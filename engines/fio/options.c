@@ -194,6 +194,20 @@ struct fio_option rpmafio_options[] = {
 		.group = RPMAFIO_OPT_GROUP,
 	},
 	{
+		.name = "clients_per_job",
+		.lname = "rpma clients per server job",
+		.type = FIO_OPT_INT,
+		.off1 = offsetof(struct rpmafio_opts, clients_per_job),
+		.def = "1",
+		.minval = 1,
+		.maxval = RPMAFIO_CLIENTS_PER_JOB_MAX,
+		.help = "GPSPM server: one job (one thread) serves this many clients, as as many "
+			"jobs would (the same ports and bytes of filename=), their requests through "
+			"one shared receive queue",
+		.category = FIO_OPT_C_ENGINE,
+		.group = RPMAFIO_OPT_GROUP,
+	},
+	{
 		.name = "no_flush",
 		.lname = "rpma no flush",
 		.type = FIO_OPT_BOOL,

@@ -90,3 +90,8 @@ bool gpspm_server_slots_next(struct gpspm_server_slots *s, uint32_t *recv_index,
 	*send_index = k;
 	return true;
 }
+
+bool gpspm_server_slots_waiting(const struct gpspm_server_slots *s)
+{
+	return s->qlen > 0;
+}

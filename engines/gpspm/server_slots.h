@@ -37,4 +37,7 @@ int gpspm_server_slots_sent(struct gpspm_server_slots *s, uint32_t index);
 bool gpspm_server_slots_next(struct gpspm_server_slots *s, uint32_t *recv_index, uint32_t *len,
 		uint32_t *send_index);
 
+/* Do requests wait (for a send buffer)? */
+bool gpspm_server_slots_waiting(const struct gpspm_server_slots *s);
+
 #endif /* RPMAFIO_GPSPM_SERVER_SLOTS_H */

@@ -121,10 +121,7 @@ static enum rpmafio_poll_step serving_idle(void *arg)
 
 static enum rpmafio_poll_step serving_error(void *arg, const char *call, int ret)
 {
-	char buf[128];
-	rpmafio_fail(&((struct serving *)arg)->s->job, EIO, "%s: %s", call,
-		rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return RPMAFIO_POLL_FAILED;
+	return rpmafio_server_call_failed(((struct serving *)arg)->s, call, ret);
 }
 
 static const struct rpmafio_poll_ops serving_ops = {

@@ -29,6 +29,8 @@
 #include "common/region_lock.h"
 #include "common/workspace.h"
 
+struct rpmafio_hub;
+
 struct rpmafio_server {
 	struct rpmafio_job job;	/* first: a server is a job */
 	struct rpmafio_mem mem;
@@ -43,6 +45,7 @@ struct rpmafio_server {
 	struct rpmafio_allow allow;	/* allow_clients= (n 0: any) */
 	bool disconnected;	/* the client has gone */
 
+	struct rpmafio_hub *hub; /* clients_per_job > 1: the clients (hub.h), else NULL */
 	void *priv;		/* the method's own server data */
 };
 
@@ -66,6 +69,21 @@ int rpmafio_server_map(struct rpmafio_server *s);
  * the workspace (max_msg_num: flush requests taken at once, 0 for none).
  */
 int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num);
+
+/*
+ * The two halves of rpmafio_server_register(), for a job with several
+ * clients (hub.h): the peer of serverip's device, then a range of the
+ * job's memory registered on its own and its workspace encoded into ws_bytes.
+ */
+int rpmafio_server_open_peer(struct rpmafio_server *s);
+int rpmafio_server_register_range(struct rpmafio_server *s, char *ptr, size_t len, int usage,
+	uint16_t max_msg_num, struct rpma_mr_local **mr, uint8_t ws_bytes[RPMAFIO_WS_SIZE]);
+
+/*
+ * May this request's client connect (allow_clients= and secret_file=)? A
+ * refusal is named in a note; the caller deletes (rejects) the request.
+ */
+bool rpmafio_server_admits(struct rpmafio_server *s, const struct rpma_conn_req *req);
 
 /* Listen on serverip:port and say so on stderr. */
 int rpmafio_server_listen(struct rpmafio_server *s);
@@ -119,6 +137,10 @@ enum rpmafio_client_gone rpmafio_server_wait_gone(struct rpmafio_server *s);
  */
 enum rpmafio_poll_step rpmafio_server_conn_failed(struct rpmafio_server *s,
 	enum ibv_wc_status status);
+
+/* A serving loop's librpma call failed: the job fails naming it. RPMAFIO_POLL_FAILED. */
+enum rpmafio_poll_step rpmafio_server_call_failed(struct rpmafio_server *s, const char *call,
+	int ret);
 
 /* Close the connection (the client is told) and stop listening. */
 void rpmafio_server_disconnect(struct rpmafio_server *s);

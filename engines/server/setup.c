@@ -8,6 +8,7 @@
 
 #include "common/method.h"
 #include "common/report.h"
+#include "hub.h"
 #include "server.h"
 
 /*
@@ -94,12 +95,11 @@ int rpmafio_server_map(struct rpmafio_server *s)
 	return 0;
 }
 
-int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num)
+int rpmafio_server_open_peer(struct rpmafio_server *s)
 {
 	struct rpmafio_job *job = &s->job;
 	const char *addr = job->o->serverip;
 	struct ibv_context *dev = NULL;
-	size_t desc_size = 0;
 	char buf[128];
 	int ret;
 
@@ -109,14 +109,25 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 	if ((ret = rpma_peer_new(dev, &s->peer)))
 		return rpmafio_fail(job, ENODEV, "rpma_peer_new: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if ((ret = rpma_mr_reg(s->peer, s->mem.ptr, s->mem.size, usage, &s->mr))) {
+	return 0;
+}
+
+int rpmafio_server_register_range(struct rpmafio_server *s, char *ptr, size_t len, int usage,
+		uint16_t max_msg_num, struct rpma_mr_local **mr, uint8_t ws_bytes[RPMAFIO_WS_SIZE])
+{
+	struct rpmafio_job *job = &s->job;
+	size_t desc_size = 0;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_mr_reg(s->peer, ptr, len, usage, mr))) {
 		char hint[160];
 		(void)rpmafio_memlock_hint(errno, hint, sizeof(hint));
 		return rpmafio_fail(job, EIO, "cannot register the %s memory (%zu bytes) for "
-			"RDMA: %s%s", rpmafio_mem_kind_str(s->mem.kind), s->mem.size,
+			"RDMA: %s%s", rpmafio_mem_kind_str(s->mem.kind), len,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)), hint);
 	}
-	if ((ret = rpma_mr_get_descriptor_size(s->mr, &desc_size)))
+	if ((ret = rpma_mr_get_descriptor_size(*mr, &desc_size)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor_size: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	if (desc_size > RPMAFIO_WS_DESC_MAX)
@@ -128,17 +139,25 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 		.direct_write_to_pmem = job->o->direct_write_to_pmem != 0,
 		.mr_desc_size = (uint8_t)desc_size,
 	};
-	if ((ret = rpma_mr_get_descriptor(s->mr, ws.mr_desc)))
+	if ((ret = rpma_mr_get_descriptor(*mr, ws.mr_desc)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	/* a client may post native FLUSHes only if the registration has flush access */
-	if ((ret = rpma_mr_get_flush_native(s->mr, &ws.flush_native)))
+	if ((ret = rpma_mr_get_flush_native(*mr, &ws.flush_native)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_flush_native: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	rpmafio_debug(job, "the memory takes a native FLUSH: %s", ws.flush_native ? "yes" : "no");
-	if (rpmafio_ws_encode(&ws, s->ws_bytes))
+	if (rpmafio_ws_encode(&ws, ws_bytes))
 		return rpmafio_fail(job, EPROTO, "cannot encode the workspace");
 	return 0;
+}
+
+int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num)
+{
+	if (rpmafio_server_open_peer(s))
+		return -1;
+	return rpmafio_server_register_range(s, s->mem.ptr, s->mem.size, usage, max_msg_num,
+		&s->mr, s->ws_bytes);
 }
 
 int rpmafio_server_listen(struct rpmafio_server *s)
@@ -160,7 +179,7 @@ int rpmafio_server_listen(struct rpmafio_server *s)
  * request alone: its address and its private data. A refusal is a note, so
  * the owner of the server sees who tried (never the secret sent).
  */
-static bool admits(struct rpmafio_server *s, const struct rpma_conn_req *req)
+bool rpmafio_server_admits(struct rpmafio_server *s, const struct rpma_conn_req *req)
 {
 	struct rpmafio_job *job = &s->job;
 	struct rpma_conn_private_data pdata = {NULL, 0};
@@ -218,7 +237,7 @@ int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_q
 				rpmafio_rpma_err(ret, buf, sizeof(buf)));
 			break;
 		}
-		if (!admits(s, *req))
+		if (!rpmafio_server_admits(s, *req))
 			(void) rpma_conn_req_delete(req); /* rejects it; *req is NULL again */
 	}
 	(void) rpma_conn_cfg_delete(&cfg);
@@ -257,8 +276,17 @@ int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req)
 	return 0;
 }
 
+enum rpmafio_poll_step rpmafio_server_call_failed(struct rpmafio_server *s, const char *call,
+		int ret)
+{
+	char buf[128];
+	rpmafio_fail(&s->job, EIO, "%s: %s", call, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return RPMAFIO_POLL_FAILED;
+}
+
 void rpmafio_server_disconnect(struct rpmafio_server *s)
 {
+	rpmafio_hub_disconnect(s->hub);
 	if (s->conn) {
 		(void) rpma_conn_disconnect(s->conn);
 		(void) rpma_conn_delete(&s->conn);
@@ -271,6 +299,12 @@ void rpmafio_server_release(struct rpmafio_server *s)
 	char buf[128];
 	int ret;
 
+	if (!rpmafio_hub_release(&s->hub)) {
+		rpmafio_note(&s->job, "cannot deregister a client's bytes of the %s memory; it "
+			"stays mapped (memory still registered is never freed)",
+			rpmafio_mem_kind_str(s->mem.kind));
+		return;
+	}
 	if (s->mr && (ret = rpma_mr_dereg(&s->mr))) {
 		rpmafio_note(&s->job, "cannot deregister the %s memory: %s; it stays mapped "
 			"(memory still registered is never freed)",

@@ -149,6 +149,18 @@ stop_client() {
 	MATRIX_CPID=
 }
 
+# A benchmark's host side before it boots the Soft-RoCE VM: the GPSPM engine built, no
+# RDMA device on this machine (the benchmark runs in the VM only), OUT ($1) inside
+# ROOT (the folder the VM can write), and made
+bench_host_ready() { # OUT
+	[ -f "$ROOT/build/librpma_gpspm.so" ] || die "build/librpma_gpspm.so is missing: run make engines"
+	if compgen -G '/sys/class/infiniband/*' >/dev/null; then
+		die "this machine has an RDMA device: the benchmark runs in the Soft-RoCE VM only"
+	fi
+	case $1 in "$ROOT"/*) ;; *) die "--out: '$1' must be inside $ROOT (the folder the VM can write)" ;; esac
+	mkdir -p "$1"
+}
+
 # Wait until RDMA CM IDs listen on ports $1 .. $1+$2-1 of the server's host while the
 # server lives (at most $3 s): one way for every server (ours, the peer's, perftest's
 # with -R), whatever it prints.

@@ -511,6 +511,13 @@ engine_own_part() {
 		"${cenv[@]}" SERVER_MEM=/nonexistent/mem fio "jobs/$METHOD-server.fio"
 	fio_fails server-no-size 'size= is not set: give the memory size of each server job' 10 \
 		"${cenv[@]}" SERVER_SIZE=0 fio "jobs/$METHOD-server.fio"
+	if [ "$METHOD" = apm ]; then
+		fio_fails apm-server-clients-per-job 'clients_per_job=2: an APM server job serves one client' 10 \
+			"${server[@]}" --clients_per_job=2
+	else
+		fio_fails server-clients-per-job-ports 'port=65534: job 1.s 4 clients \(clients_per_job=4\) take ports 65534 to 65537' 10 \
+			"${cenv[@]}" PORT=65534 CLIENTS_PER_JOB=4 fio "jobs/$METHOD-server.fio"
+	fi
 	if [ -n "$DAX" ]; then
 		# (the device's lock: these servers claim their bytes before they find them
 		# wrong, and the other lane's server may hold them meanwhile)

@@ -14,6 +14,10 @@
 #     truncated, unknown and out-of-range flush requests must each end the
 #     connection with the reason logged, after serving the valid ones, the
 #     server exiting by itself (never a crash);
+#   - one server job serving four clients from one thread (clients_per_job=4,
+#     sleeping and busy): each client's bytes in its own part of the server's
+#     memory; a hostile client among two cut off while the other is served
+#     (the server waiting adaptively);
 #   - a server taking fewer requests than the client may send; a GPSPM client
 #     against an APM server; a server pinned to a CPU.
 # Interoperability with fio's in-tree librpma_gpspm engines: tests/e2e/interop.sh.
@@ -198,6 +202,114 @@ gp_hostile() {
 	return 0
 }
 
+# gp_hub NAME 'SERVER_VARS': one server job serving four clients from one thread
+# (CLIENTS_PER_JOB=4 over a 4 x 2 MiB file) and four client jobs (ports PORT ..
+# PORT + 3), each writing its own pattern over all of its 2 MiB: all exit 0 with
+# nothing logged as an error, the server ran one job that says it listened on the
+# four ports and served the four clients from one thread, each at least once; and
+# each client's pattern is in its own quarter of the file, not another's (the
+# check really checks).
+gp_hub() {
+	local name=gpspm-hub-$1 svars=$2 status=0 rc=0 k check
+	gp_want "$name" || return 0
+	gp_new_test "$name"
+	local file=/tmp/rpma-fio-e2e-gpspm-hub patterns=() clients=()
+	truncate -s 8m "$file"
+	for k in 0 1 2 3; do
+		patterns[k]=$(printf '0x%08x' $(((RANDOM << 16 ^ RANDOM) & 0x7fffffff | 0x01010101)))
+		clients+=(--name="client$k" --verify_pattern="${patterns[k]}")
+	done
+	# shellcheck disable=SC2086
+	if gp_start_server "SERVER_MEM=$file SERVER_SIZE=2m CLIENTS_PER_JOB=4 SERVER_IODEPTH=8 $svars" \
+			--output-format=json --output="$E2E_DIR/server.json"; then
+		timeout "$E2E_STEP_TIMEOUT" fio --ioengine=external:"$ENGINE" --serverip="$A" \
+			--port="$E2E_PORT" --create_serialize=0 --thread --size=2m --rw=randwrite \
+			--bs=4k --iodepth=8 --iodepth_batch_submit=8 --verify=pattern --do_verify=0 \
+			--output-format=json --output="$E2E_DIR/client.json" "${clients[@]}" \
+			>"$E2E_DIR/client.log" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] || { echo "  the clients exited with $rc" >>"$E2E_DIR/why"; status=1; }
+		wait "$GP_SPID" || { echo "  the server exited with $?" >>"$E2E_DIR/why"; status=1; }
+	else
+		status=1
+	fi
+	if [ "$status" -eq 0 ]; then
+		jq -e '[.jobs[] | select(.error == 0 and .write.io_bytes == 2097152)] | length == 4' \
+			"$E2E_DIR/client.json" >/dev/null 2>&1 ||
+			{ echo "  not every client job wrote its 2 MiB without an error" >>"$E2E_DIR/why"; status=1; }
+		jq -e '.jobs | length == 1' "$E2E_DIR/server.json" >/dev/null 2>&1 ||
+			{ echo "  the server's JSON does not show exactly one job" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq "listening on $A:$E2E_PORT-$((E2E_PORT + 3)) for 4 clients, one thread" \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not listen on the four ports from one job" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq 'served [1-9][0-9]* flush requests from 4 clients on one thread \(each: [1-9][0-9]*, [1-9][0-9]*, [1-9][0-9]*, [1-9][0-9]*;' \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not serve each of the four clients" >>"$E2E_DIR/why"; status=1; }
+		if grep -q 'ERROR' "$E2E_DIR/client.log" "$E2E_DIR/server.log"; then
+			echo "  an error was logged" >>"$E2E_DIR/why"
+			status=1
+		fi
+		# one fio run reads every quarter with its client's pattern, one with the next
+		# client's: each job of the first passes, each of the second fails
+		local own=() other=()
+		for k in 0 1 2 3; do
+			own+=(--name="own$k" --offset=$((k * 2))m --verify_pattern="${patterns[k]}")
+			other+=(--name="other$k" --offset=$((k * 2))m --verify_pattern="${patterns[(k + 1) % 4]}")
+		done
+		for check in own other; do
+			local -n jobs=$check
+			fio --ioengine=psync --filename="$file" --size=2m --rw=read --bs=4k --verify=pattern \
+				--do_verify=1 --verify_fatal=1 --output-format=json --output="$E2E_DIR/$check.json" \
+				"${jobs[@]}" >>"$E2E_DIR/check.log" 2>&1
+		done
+		jq -e '[.jobs[] | select(.error == 0)] | length == 4' "$E2E_DIR/own.json" >/dev/null 2>&1 ||
+			{ echo "  not every client's quarter of the file holds its pattern" >>"$E2E_DIR/why"; status=1; }
+		jq -e '[.jobs[] | select(.error != 0)] | length == 4' "$E2E_DIR/other.json" >/dev/null 2>&1 ||
+			{ echo "  a client's quarter also passes another client's pattern" >>"$E2E_DIR/why"; status=1; }
+	fi
+	rm -f "$file"
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
+# gp_hub_hostile NAME CASE...: a server job for two clients from one thread (waiting
+# adaptively: busy_wait_polling=adaptive over the shared queue's CQ); a fio
+# client on the first port, gpspm-hostile running CASEs on the second. The hostile
+# one is cut off with the reason logged, the fio client is served to its end, and the
+# server then fails (exit 1) naming the hostile client.
+gp_hub_hostile() {
+	local name=gpspm-hub-hostile-$1 status=0 rc=0 hrc=0 src=0
+	gp_want "$name" || return 0
+	shift
+	gp_new_test "$name"
+	if gp_start_server 'CLIENTS_PER_JOB=2 SERVER_SIZE=16m SERVER_BUSY_WAIT=adaptive'; then
+		timeout "$E2E_STEP_TIMEOUT" "$HOSTILE" "$A" "$((E2E_PORT + 1))" "$@" \
+			>"$E2E_DIR/hostile.log" 2>&1 &
+		local hpid=$!
+		timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" SERVER_SIZE=16m \
+			fio --ioengine=external:"$ENGINE" --output-format=json --output="$E2E_DIR/client.json" \
+			jobs/randwrite.fio >"$E2E_DIR/client.log" 2>&1 || rc=$?
+		wait "$hpid" || hrc=$?
+		wait "$GP_SPID" || src=$?
+		[ "$rc" -eq 0 ] || { echo "  the fio client exited with $rc" >>"$E2E_DIR/why"; status=1; }
+		[ "$hrc" -eq 0 ] || { echo "  gpspm-hostile exited with $hrc" >>"$E2E_DIR/why"; status=1; }
+		[ "$src" -eq 1 ] || { echo "  the server exited with $src, expected 1" >>"$E2E_DIR/why"; status=1; }
+		jq -e '.jobs[0].error == 0 and .jobs[0].write.io_bytes > 0' "$E2E_DIR/client.json" \
+			>/dev/null 2>&1 || { echo "  the fio client did not write without an error" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq "rejected a flush request from client 2 \([^)]*, port $((E2E_PORT + 1))\): offset .*; disconnecting" \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not name the hostile client and its request" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq 'served [1-9][0-9]* flush requests from 2 clients on one thread \(each: [1-9][0-9]*, 1;' \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not serve the fio client to its end (and the hostile one's valid request)" >>"$E2E_DIR/why"; status=1; }
+	else
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
 # gp_client_fails NAME REASON_REGEX 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
 # The client must fail by itself with REASON_REGEX; the server (GPSPM, or APM
 # with SERVER_JOB=apm) must end cleanly once the client has gone.
@@ -236,13 +348,13 @@ gp_client_fails() {
 
 # --- completion modes: server x client, iodepth 1 (sync) and 16 (batched), 4 KiB ---
 # (a busy-polling server: one test per server process; the sleeping server's
-# tests run as sections of one client against one server process: fio_group)
-for cb in 1 0; do
-	gp_pair "randwrite-4k-sync-server-busy1-client-busy$cb" write \
-		"SERVER_BUSY_WAIT=1" "BUSY_WAIT=$cb" jobs/randwrite.fio
-	gp_pair "randwrite-4k-qd16-batch16-server-busy1-client-busy$cb" write \
-		"SERVER_BUSY_WAIT=1" "BUSY_WAIT=$cb SYNC=0 IODEPTH=16 BATCH=16" jobs/randwrite.fio
-done
+# tests run as sections of one client against one server process: fio_group. A
+# sleeping client meets a sleeping server there; how a client waits changes
+# nothing the server sees, so a busy server has busy clients only)
+gp_pair randwrite-4k-sync-server-busy1-client-busy1 write \
+	"SERVER_BUSY_WAIT=1" "BUSY_WAIT=1" jobs/randwrite.fio
+gp_pair randwrite-4k-qd16-batch16-server-busy1-client-busy1 write \
+	"SERVER_BUSY_WAIT=1" "BUSY_WAIT=1 SYNC=0 IODEPTH=16 BATCH=16" jobs/randwrite.fio
 batch16='sync=0 iodepth=16 iodepth_batch_submit=16'
 # --- and every workload, small and large blocks, sync and batched (sleeping server);
 # (write-4k-sync and randwrite-64k-qd8-batch1: engines.sh runs them against this sleeping server)
@@ -392,6 +504,11 @@ gp_sigint_busy() {
 	e2e_show_logs_if "$status"
 }
 [ -z "$DAX" ] || gp_sigint_busy
+
+# --- one server job, several clients, one thread (clients_per_job=; server/hub.h) ---
+gp_hub sleeping 'SERVER_BUSY_WAIT=0'
+gp_hub busy 'SERVER_BUSY_WAIT=1'
+gp_hub_hostile beyond valid beyond
 
 # --- mismatched peers ---
 gp_client_fails server-depth-too-small \

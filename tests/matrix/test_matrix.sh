@@ -295,6 +295,7 @@ main() {
 		python3 "$HERE/test_verdicts.py"
 	check "ours vs the peer interleaved, pairs until decided (test_schedule.sh)" "$HERE/test_schedule.sh"
 	check "the GPSPM server's polling modes side by side (test_polling.py)" python3 "$HERE/test_polling.py"
+	check "a GPSPM server's CPU per I/O as its clients grow (test_clientsbench.py)" python3 "$HERE/test_clientsbench.py"
 	check "bench_polling.sh: bad --rounds named" script_fails_with bench_polling.sh "--rounds: '0' is not" --rounds 0
 	check "bench_polling.sh: bad --rate named" script_fails_with bench_polling.sh "--rate: 'x' is not" --rate x
 	check "report HTML rendered alone by headless Chromium, findings first" \

@@ -8,6 +8,7 @@ import re
 
 from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
+from .clientsbench import clients_md, read_runs as read_client_runs
 from .polling import polling_md, read_runs
 from .verdicts import AHEAD, BEHIND, EQUAL, verdict
 
@@ -181,11 +182,25 @@ def polling_section(tsv):
             "server job.", ""] + polling_md(read_runs(tsv))
 
 
+def clients_section(tsv):
+    """One GPSPM server for many clients (scripts/bench_clients.sh's runs)."""
+    return ["## One GPSPM server, many clients", "",
+            "`scripts/bench_clients.sh` in the same `make bench`: 1 to 8 GPSPM clients (ours, "
+            "a job each, 4 KiB random writes at depth 8 in batches of 8, a fixed number of "
+            "I/Os each, sleeping on their completions) against ours as one server job for all "
+            "of them (`clients_per_job=N`: one thread, one shared receive queue; busy polling, "
+            "then sleeping) and fio 3.33's server (a busy-polling job per client), taking turns "
+            "round by round. The server's CPU is fio's usr+sys of its jobs over their runtime, "
+            "per I/O of all clients.", ""] + clients_md(read_client_runs(tsv))
+
+
 def cmd_benchmarks(args):
     rows = summarize(args.dir)
     md = benchmarks_md(args.dir, rows)
     if args.polling:
         md += polling_section(args.polling)
+    if args.clients:
+        md += clients_section(args.clients)
     if args.notes:
         with open(args.notes) as f:
             md += ["## What the figures say", ""] + f.read().rstrip("\n").split("\n") + [""]

@@ -11,6 +11,7 @@ from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
 from .platform import cmd_platform
 from .polling import cmd_polling
+from .clientsbench import cmd_clients_bench
 from .report import cmd_build
 from .resume import cmd_prune_runs
 from .sweep import cmd_report
@@ -35,6 +36,10 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix polling TSV --out MD
                the GPSPM server's polling modes side by side, from
                scripts/bench_polling.sh's polling.tsv
+  matrix clients-bench TSV --out MD
+               a GPSPM server's CPU per I/O as its clients grow (ours, one job
+               for all; fio 3.33's, a job each), from scripts/bench_clients.sh's
+               clients.tsv
   matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
                run's folder (scripts/run_durability.sh)
   matrix report --out DIR [METHOD=]FIO_JSON...
@@ -103,11 +108,16 @@ def main():
     bm.add_argument("--out", required=True)
     bm.add_argument("--notes", help="a Markdown file of findings appended as they are")
     bm.add_argument("--polling", help="scripts/bench_polling.sh's polling.tsv: its section")
+    bm.add_argument("--clients", help="scripts/bench_clients.sh's clients.tsv: its section")
     bm.set_defaults(fn=cmd_benchmarks)
     pl = sub.add_parser("polling", help="the GPSPM server's polling modes from bench_polling.sh")
     pl.add_argument("tsv")
     pl.add_argument("--out", required=True)
     pl.set_defaults(fn=cmd_polling)
+    cb = sub.add_parser("clients-bench", help="a GPSPM server's CPU per I/O as its clients grow")
+    cb.add_argument("tsv")
+    cb.add_argument("--out", required=True)
+    cb.set_defaults(fn=cmd_clients_bench)
     r = sub.add_parser("report", help="a result folder from fio JSON of the sweep job files")
     r.add_argument("--out", required=True, help="the result folder to write")
     r.add_argument("--command", help="the command line to record in options.json")

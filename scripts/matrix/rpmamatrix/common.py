@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """What every job of the matrix shares: the methods, the plan's columns, sizes, how a
 figure is printed, how a point is named, and the one way to fail or warn."""
+import csv
 import json
 import re
 import sys
@@ -77,6 +78,22 @@ def point_label(r):
             + (" sync" if r["sync"] == "1" else "") + (f" x{r['numjobs']} jobs" if r["numjobs"] != "1" else "")
             + (f" x{r['hosts']} hosts" if r["hosts"] != "1" else "")
             + (f" at {r['load']}% server load" if r.get("load", "0") != "0" else ""))
+
+
+def read_tsv(path, columns=()):
+    """The rows of a tab-separated table with a header line; dies when it cannot be
+    read, has no rows or lacks one of columns."""
+    try:
+        with open(path) as f:
+            rows = list(csv.DictReader(f, delimiter="\t"))
+    except OSError as e:
+        die(f"{path}: {e.strerror}")
+    if not rows:
+        die(f"{path}: no runs")
+    missing = [c for c in columns if c not in rows[0]]
+    if missing:
+        die(f"{path}: no column {', '.join(missing)}")
+    return rows
 
 
 def table_head(head):

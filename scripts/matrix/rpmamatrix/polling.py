@@ -3,10 +3,9 @@
 table of the GPSPM server's polling modes side by side, and the adaptive mode against
 its targets: latency within 10% of busy polling, server CPU within 10% of sleeping,
 both at full speed."""
-import csv
 import statistics
 
-from .common import die, table_head
+from .common import read_tsv, table_head
 
 MODES = [("1", "busy (1)"), ("0", "sleep (0)"), ("adaptive", "adaptive")]
 FIGURES = [("iops", "IOPS", 0), ("lat_mean_us", "mean latency us", 1), ("lat_p99_us", "p99 us", 1),
@@ -16,14 +15,7 @@ TARGET = 1.10
 
 
 def read_runs(path):
-    try:
-        with open(path) as f:
-            rows = list(csv.DictReader(f, delimiter="\t"))
-    except OSError as e:
-        die(f"{path}: {e.strerror}")
-    if not rows:
-        die(f"{path}: no runs")
-    return rows
+    return read_tsv(path)
 
 
 def medians(rows):

@@ -5,7 +5,8 @@
  * the provider cannot have reported refused (an index out of range, a receive
  * into a buffer whose request waits, a SEND completion for a free buffer),
  * waiting requests taken in arrival order, a send buffer handed out once until
- * its SEND completes, next() false with no request or no free send buffer, and
+ * its SEND completes, next() false with no request or no free send buffer
+ * (waiting() says requests wait), and
  * long seeded runs checked against a reference model.
  */
 #include <stdarg.h>
@@ -198,10 +199,12 @@ static void next_false_without_free_send_buffer(void **state)
 		received(k, k, 0);
 		out[k] = take(k, k);
 	}
+	assert_false(gpspm_server_slots_waiting(T.s));
 	for (uint32_t k = 0; k < 3; k++)
 		received(k, 10 + k, 0);
 	none();
 	none(); /* a false next() took nothing */
+	assert_true(gpspm_server_slots_waiting(T.s));
 	for (uint32_t k = 0; k < 3; k++) {
 		sent(out[2 - k], 0);
 		assert_int_equal(take(k, 10 + k), out[2 - k]); /* the one buffer free */
@@ -321,6 +324,7 @@ static void sim_sent(void)
 
 static void sim_next(void)
 {
+	assert_int_equal(gpspm_server_slots_waiting(T.s), M.qlen > 0);
 	if (M.qlen == 0 || M.nbusy == T.n) {
 		none();
 		return;

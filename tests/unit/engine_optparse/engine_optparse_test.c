@@ -254,6 +254,49 @@ static void check_whole_job_errors(void **state)
 	assert_non_null(strstr(err, "connect_timeout=0"));
 }
 
+/*
+ * clients_per_job=n: server job i takes ports port + i * n .. + n - 1 (its
+ * first is port_out), all of them valid; 0 and 1 mean one; a client refuses n > 1
+ */
+static void check_clients_per_job(void **state)
+{
+	(void)state;
+	char port[8];
+	struct rpmafio_optvals v = good_vals;
+
+	v.mode = RPMAFIO_MODE_SERVER;
+	for (unsigned n = 0; n <= 1; n++) {
+		v.clients_per_job = n;
+		assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), 0);
+		assert_string_equal(port, "7206"); /* job 3: 7204 + 2 */
+	}
+	v.clients_per_job = 4;
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), 0);
+	assert_string_equal(port, "7212"); /* 7204 + 2 * 4: after jobs 1 and 2's four each */
+	v.job_index = 0;
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), 0);
+	assert_string_equal(port, "7204");
+
+	/* the last port of the job's clients must be a port too */
+	v.port = "65532";
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), 0);
+	v.port = "65533";
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), -1);
+	assert_string_equal(err, "port=65533: job 1's 4 clients (clients_per_job=4) take ports "
+		"65533 to 65536, above 65535");
+	v.port = "65000";
+	v.job_index = 200;
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), -1);
+	assert_string_equal(err, "port=65000: job 201's 4 clients (clients_per_job=4) take ports "
+		"65800 to 65803, above 65535");
+
+	v = good_vals;
+	v.clients_per_job = 2;
+	assert_int_equal(rpmafio_optvals_check(&v, port, sizeof(port), err, sizeof(err)), -1);
+	assert_string_equal(err, "clients_per_job=2 is a server's option (mode=server): a client "
+		"job is one client");
+}
+
 #define KIB 1024ULL
 #define MIB (1024 * KIB)
 #define GIB (1024 * MIB)
@@ -464,6 +507,7 @@ int main(void)
 		cmocka_unit_test(job_cpu_round_robin),
 		cmocka_unit_test(mode),
 		cmocka_unit_test(check_whole_job),
+		cmocka_unit_test(check_clients_per_job),
 		cmocka_unit_test(check_whole_job_errors),
 		cmocka_unit_test(bytes_valid),
 		cmocka_unit_test(bytes_invalid),

@@ -36,7 +36,7 @@ struct ev_result { int ret; enum rpma_conn_event ev; };
 #define WCQ_MAX 4
 
 /* what each callback returns to end the loop: the loop's value tells who ended it */
-enum { WC_END = 101, EVENT_END = 102, IDLE_END = 103, ERROR_END = 104 };
+enum { WC_END = 101, EVENT_END = 102, IDLE_END = 103, ERROR_END = 104, EVENTS_END = 105 };
 #define NEVER (-1)
 
 struct batch { uint64_t n, first; }; /* no padding: compared with memcmp */
@@ -254,7 +254,7 @@ static enum rpmafio_poll_step rec_error(void *arg, const char *call, int ret)
 	return S->error_ret;
 }
 
-static const struct rpmafio_poll_ops all_ops = {rec_wc, rec_event, rec_idle, rec_error};
+static const struct rpmafio_poll_ops all_ops = {rec_wc, rec_event, rec_idle, rec_error, NULL};
 static const struct rpmafio_poll_ops idle_only = {.idle = rec_idle};
 static const struct rpmafio_poll_ops wc_only = {.wc = rec_wc};
 
@@ -491,6 +491,41 @@ static void adaptive_learns_a_steady_pace(void **state)
 	assert_true(F.polls < 30);
 }
 
+static enum rpmafio_poll_step rec_events(void *arg)
+{
+	assert_ptr_equal(arg, &R);
+	trace('E');
+	return (enum rpmafio_poll_step)EVENTS_END;
+}
+
+/*
+ * A loop without a connection (server/hub.h): its event descriptor is the
+ * caller's; readable, the events callback takes it (no rpma_conn_* call: the
+ * fake's would fail on a NULL connection), busy and sleeping alike
+ */
+static void events_without_a_connection(void **state)
+{
+	(void)state;
+	static const struct rpmafio_poll_ops ops = {.idle = rec_idle, .events = rec_events};
+	for (int busy = 0; busy < 2; busy++) {
+		struct rpmafio_poll p;
+		rpmafio_poll_init_fd(&p, F.ev[0], CQ, F.cq[0],
+			busy ? RPMAFIO_POLL_BUSY : RPMAFIO_POLL_SLEEP);
+		assert_null(p.conn);
+		assert_int_equal(p.ev_fd, F.ev[0]);
+		assert_int_equal(p.cq_fd, F.cq[0]);
+		R.len = 0;
+		memset(R.trace, 0, sizeof(R.trace));
+		ring(F.ev);
+		assert_int_equal(rpmafio_poll_run(&p, &ops, &R), EVENTS_END);
+		assert_string_equal(R.trace, "E");
+		char byte;
+		assert_int_equal(read(F.ev[0], &byte, 1), 1);
+	}
+	assert_int_equal(F.ev_fd_calls, 0);
+	assert_int_equal(F.cq_fd_calls, 0);
+}
+
 static void init_fills_fds(void **state)
 {
 	(void)state;
@@ -597,6 +632,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		T(init_fills_fds),
+		T(events_without_a_connection),
 		T(adaptive_spins_then_sleeps),
 		T(adaptive_learns_a_steady_pace),
 		T(never_dry_still_idles),

@@ -1,0 +1,486 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* hub.c -- one server job serving several clients from one thread (see hub.h) */
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "common/report.h"
+#include "hub.h"
+
+/* the probes' op_context: no method's work request carries this address */
+static const char probe_ctx;
+#define PROBE_WR_ID ((uint64_t)(uintptr_t)&probe_ctx)
+
+int rpmafio_hub_new(struct rpmafio_server *s, size_t part)
+{
+	struct rpmafio_job *job = &s->job;
+	const unsigned n = job->o->clients_per_job;
+	const unsigned first = (unsigned)strtoul(job->port, NULL, 10);
+
+	struct rpmafio_hub *h = calloc(1, sizeof(*h));
+	if (h == NULL || (h->clients = calloc(n, sizeof(*h->clients))) == NULL) {
+		free(h);
+		return rpmafio_fail(job, ENOMEM, "no memory for %u clients", n);
+	}
+	s->hub = h;
+	h->n = n;
+	h->part = part;
+	h->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (h->epoll_fd < 0)
+		return rpmafio_fail(job, errno, "epoll_create1: %s", strerror(errno));
+	for (unsigned k = 0; k < n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		c->k = k;
+		c->ev_fd = -1;
+		c->base = (char *)s->mem.ptr + (size_t)k * part;
+		snprintf(c->port, sizeof(c->port), "%u", first + k);
+	}
+	return 0;
+}
+
+int rpmafio_hub_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num)
+{
+	struct rpmafio_hub *h = s->hub;
+
+	if (rpmafio_server_open_peer(s))
+		return -1;
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (rpmafio_server_register_range(s, c->base, h->part, usage, max_msg_num, &c->mr,
+				c->ws_bytes))
+			return -1;
+	}
+	return 0;
+}
+
+int rpmafio_hub_listen(struct rpmafio_server *s)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpmafio_hub *h = s->hub;
+	char buf[128];
+	int ret;
+
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if ((ret = rpma_ep_listen(s->peer, job->o->serverip, c->port, &c->ep)))
+			return rpmafio_fail(job, EADDRINUSE, "cannot listen on %s:%s (client %u of "
+				"%u): %s", job->o->serverip, c->port, k + 1, h->n,
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	}
+	rpmafio_note(job, "listening on %s:%s-%s for %u clients, one thread (%zu bytes of %s "
+		"memory each)", job->o->serverip, h->clients[0].port, h->clients[h->n - 1].port,
+		h->n, h->part, rpmafio_mem_kind_str(s->mem.kind));
+	return 0;
+}
+
+/* wait for c's connection to be established, then take its CQ, QP and events */
+static int established(struct rpmafio_server *s, struct rpmafio_hub_client *c)
+{
+	struct rpmafio_job *job = &s->job;
+	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_conn_get_event_fd(c->conn, &c->ev_fd)))
+		return rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	enum rpmafio_fd_wait w = rpmafio_wait_fd(c->ev_fd, (int)job->o->connect_timeout, job->stop);
+	if (w == RPMAFIO_FD_READABLE && (ret = rpma_conn_next_event(c->conn, &ev)))
+		return rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (ev != RPMA_CONN_ESTABLISHED)
+		return rpmafio_fail(job, ECONNABORTED, "the connection of client %u (%s, port %s) "
+			"was not established within connect_timeout=%u ms (%s)", c->k + 1, c->addr,
+			c->port, job->o->connect_timeout,
+			w == RPMAFIO_FD_READABLE ? rpma_utils_conn_event_2str(ev) : "no event");
+	(void) rpma_ep_shutdown(&c->ep);
+	struct epoll_event eev = {.events = EPOLLIN, .data.u32 = c->k};
+	if ((ret = rpma_conn_get_cq(c->conn, &c->cq)) ||
+			(ret = rpma_conn_get_qp_num(c->conn, &c->qp_num)))
+		return rpmafio_fail(job, EIO, "the connection of client %u: %s", c->k + 1,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (epoll_ctl(s->hub->epoll_fd, EPOLL_CTL_ADD, c->ev_fd, &eev))
+		return rpmafio_fail(job, errno, "epoll_ctl: %s", strerror(errno));
+	rpmafio_keepalive_init(&c->ka, job->o->keepalive,
+		rpmafio_keepalive_give_up(job->o->keepalive), rpmafio_now_ms());
+	c->state = RPMAFIO_HUB_SERVING;
+	rpmafio_debug(job, "client %u of %u connected from %s on port %s", c->k + 1, s->hub->n,
+		c->addr, c->port);
+	return 0;
+}
+
+/* a request came on c's port: take it, and accept it when it is admitted */
+static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		struct rpma_conn_cfg *cfg)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpma_conn_req *req = NULL;
+	struct sockaddr_storage addr;
+	char buf[128];
+	int ret;
+
+	if ((ret = rpma_ep_next_conn_req(c->ep, cfg, &req)))
+		return rpmafio_fail(job, EIO, "cannot take a connection request on port %s: %s",
+			c->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	if (!rpmafio_server_admits(s, req)) {
+		(void) rpma_conn_req_delete(&req); /* rejects it */
+		return 0;
+	}
+	if (rpma_conn_req_get_peer_addr(req, &addr) == 0)
+		rpmafio_addr_str(&addr, c->addr, sizeof(c->addr));
+	struct rpma_conn_private_data pdata = {c->ws_bytes, RPMAFIO_WS_SIZE};
+	if ((ret = rpma_conn_req_connect(&req, &pdata, &c->conn)))
+		return rpmafio_fail(job, ECONNABORTED, "cannot accept the connection of client %u "
+			"(%s, port %s): %s", c->k + 1, c->addr, c->port,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	return established(s, c);
+}
+
+/* wait for a request on any port still waiting; take those that came */
+static int accept_round(struct rpmafio_server *s, struct rpma_conn_cfg *cfg, unsigned *connected)
+{
+	struct rpmafio_hub *h = s->hub;
+	struct pollfd pfd[RPMAFIO_CLIENTS_PER_JOB_MAX];
+	unsigned who[RPMAFIO_CLIENTS_PER_JOB_MAX], m = 0;
+	int fd;
+
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].state == RPMAFIO_HUB_WAITING &&
+				rpma_ep_get_fd(h->clients[k].ep, &fd) == 0) {
+			pfd[m] = (struct pollfd){.fd = fd, .events = POLLIN};
+			who[m++] = k;
+		}
+	if (poll(pfd, m, RPMAFIO_POLL_SLICE_MS) < 0 && errno != EINTR)
+		return rpmafio_fail(&s->job, errno, "poll (connection requests): %s", strerror(errno));
+	for (unsigned i = 0; i < m; i++) {
+		struct rpmafio_hub_client *c = &h->clients[who[i]];
+		if (!(pfd[i].revents & POLLIN))
+			continue;
+		if (take_request(s, c, cfg))
+			return -1;
+		if (c->state == RPMAFIO_HUB_SERVING)
+			(*connected)++;
+	}
+	return 0;
+}
+
+int rpmafio_hub_accept(struct rpmafio_server *s, const struct rpmafio_queues *q,
+		struct rpma_srq *srq)
+{
+	struct rpmafio_job *job = &s->job;
+	struct rpma_conn_cfg *cfg = NULL;
+	unsigned connected = 0;
+	char buf[128];
+	int ret, r = 0;
+
+	if ((ret = rpmafio_queues_cfg(q, &cfg)) || (ret = rpma_conn_cfg_set_srq(cfg, srq))) {
+		(void) rpma_conn_cfg_delete(&cfg);
+		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s", job->iodepth,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	}
+	while (r == 0 && connected < s->hub->n) {
+		if (rpmafio_stopping(job)) {
+			r = rpmafio_fail(job, ECANCELED, "stopped with %u of %u clients connected",
+				connected, s->hub->n);
+			break;
+		}
+		r = accept_round(s, cfg, &connected);
+	}
+	(void) rpma_conn_cfg_delete(&cfg);
+	if (r == 0)
+		rpmafio_debug(job, "all %u clients connected", s->hub->n);
+	return r;
+}
+
+struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h, uint32_t qp_num)
+{
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].conn && h->clients[k].qp_num == qp_num)
+			return &h->clients[k];
+	return NULL;
+}
+
+/* c has gone: its events are not looked at any more */
+static void client_gone(struct rpmafio_hub *h, struct rpmafio_hub_client *c)
+{
+	if (c->state == RPMAFIO_HUB_GONE)
+		return;
+	c->state = RPMAFIO_HUB_GONE;
+	h->gone++;
+	/* its queue pair to the error state: whatever it had in flight completes (flushed) */
+	if (c->conn)
+		(void) rpma_conn_disconnect(c->conn);
+	if (c->ev_fd >= 0)
+		(void) epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->ev_fd, NULL);
+}
+
+void rpmafio_hub_client_done(struct rpmafio_hub_client *c)
+{
+	if (c->state != RPMAFIO_HUB_SERVING)
+		return;
+	c->state = RPMAFIO_HUB_DONE;
+	c->done_ms = rpmafio_now_ms();
+}
+
+void rpmafio_hub_cut_off(struct rpmafio_server *s, struct rpmafio_hub_client *c)
+{
+	client_gone(s->hub, c); /* (which disconnects it) */
+}
+
+void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		enum ibv_wc_status status, const char *what)
+{
+	if (c->state == RPMAFIO_HUB_GONE)
+		return;
+	/* a flushed work request: its connection is ending (its event follows) */
+	if (status == IBV_WC_WR_FLUSH_ERR) {
+		client_gone(s->hub, c);
+		return;
+	}
+	rpmafio_fail(&s->job, EIO, "client %u (%s, port %s): %s failed (%s): its host or its "
+		"link is gone, or it broke the connection; serving the others", c->k + 1, c->addr,
+		c->port, what, ibv_wc_status_str(status));
+	rpmafio_hub_cut_off(s, c);
+}
+
+/* what a serving hub looks at */
+struct serving {
+	struct rpmafio_server *s;
+	const struct rpmafio_hub_ops *ops;
+};
+
+/* every completion of c's CQ: its sends (the method's) and probes (ours) */
+static enum rpmafio_poll_step reap_client(struct serving *sv, struct rpmafio_hub_client *c)
+{
+	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
+	enum rpmafio_poll_step r;
+	char buf[128];
+	int got, ret;
+
+	for (;;) {
+		got = 0;
+		ret = rpma_cq_get_wc(c->cq, RPMAFIO_POLL_BATCH, wc, &got);
+		if (ret == RPMA_E_NO_COMPLETION)
+			return RPMAFIO_POLL_GO_ON;
+		if (ret) {
+			rpmafio_fail(&sv->s->job, EIO, "the CQ of client %u: %s", c->k + 1,
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			return RPMAFIO_POLL_FAILED;
+		}
+		for (int i = 0; i < got; i++) {
+			if (wc[i].wr_id != PROBE_WR_ID) {
+				if ((r = sv->ops->send_wc(sv->s, c, &wc[i])))
+					return r;
+			} else if (wc[i].status == IBV_WC_SUCCESS) {
+				rpmafio_keepalive_answered(&c->ka);
+			} else {
+				rpmafio_hub_client_failed(sv->s, c, wc[i].status, "a keepalive probe");
+			}
+		}
+	}
+}
+
+static enum rpmafio_poll_step reap_sends(struct serving *sv)
+{
+	struct rpmafio_hub *h = sv->s->hub;
+	enum rpmafio_poll_step r;
+
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].cq && (r = reap_client(sv, &h->clients[k])))
+			return r;
+	return RPMAFIO_POLL_GO_ON;
+}
+
+static enum rpmafio_poll_step all_gone(const struct rpmafio_hub *h)
+{
+	return h->gone == h->n ? RPMAFIO_POLL_DONE : RPMAFIO_POLL_GO_ON;
+}
+
+/* requests: a word from their clients; then the method's work and the sends' completions */
+static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int n)
+{
+	struct serving *sv = arg;
+	struct rpmafio_hub *h = sv->s->hub;
+	enum rpmafio_poll_step r;
+
+	for (int i = 0; i < n; i++) {
+		struct rpmafio_hub_client *c = rpmafio_hub_client_of_qp(h, wc[i].qp_num);
+		if (c)
+			rpmafio_keepalive_heard(&c->ka);
+	}
+	if ((r = sv->ops->recv_wc(sv->s, wc, n)) || (r = reap_sends(sv)))
+		return r;
+	const uint64_t deadline = rpmafio_now_ms() + sv->s->job.o->connect_timeout;
+	while (sv->ops->waiting && sv->ops->waiting(sv->s)) {
+		if ((r = reap_sends(sv)))
+			return r;
+		if (rpmafio_now_ms() >= deadline) {
+			rpmafio_fail(&sv->s->job, EIO, "requests wait for a send buffer but no "
+				"response's send completed within connect_timeout=%u ms",
+				sv->s->job.o->connect_timeout);
+			return RPMAFIO_POLL_FAILED;
+		}
+	}
+	return all_gone(h);
+}
+
+/* the clients' connection events, through the epoll set */
+static enum rpmafio_poll_step serving_events(void *arg)
+{
+	struct serving *sv = arg;
+	struct rpmafio_hub *h = sv->s->hub;
+	struct epoll_event ev[RPMAFIO_CLIENTS_PER_JOB_MAX];
+	enum rpma_conn_event cev;
+	char buf[128];
+
+	int m = epoll_wait(h->epoll_fd, ev, RPMAFIO_CLIENTS_PER_JOB_MAX, 0);
+	for (int i = 0; i < m; i++) {
+		if (ev[i].data.u32 >= h->n)
+			continue;
+		struct rpmafio_hub_client *c = &h->clients[ev[i].data.u32];
+		int ret = rpma_conn_next_event(c->conn, &cev);
+		if (ret) {
+			rpmafio_fail(&sv->s->job, EIO, "client %u: rpma_conn_next_event: %s", c->k + 1,
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			rpmafio_hub_cut_off(sv->s, c);
+			continue;
+		}
+		if (cev != RPMA_CONN_CLOSED && cev != RPMA_CONN_LOST)
+			continue;
+		if (cev == RPMA_CONN_LOST)
+			rpmafio_note(&sv->s->job, "the connection to client %u (%s, port %s) was lost",
+				c->k + 1, c->addr, c->port);
+		client_gone(h, c);
+	}
+	return all_gone(h);
+}
+
+/* is client c still there? */
+static void keepalive(struct rpmafio_server *s, struct rpmafio_hub_client *c, uint64_t now)
+{
+	struct rpmafio_job *job = &s->job;
+	char buf[128];
+	int ret;
+
+	switch (rpmafio_keepalive_tick(&c->ka, now)) {
+	case RPMAFIO_KEEPALIVE_PROBE:
+		if ((ret = rpma_write(c->conn, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+				&probe_ctx))) {
+			rpmafio_fail(job, EIO, "client %u (%s): cannot post a keepalive probe: %s",
+				c->k + 1, c->addr, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			rpmafio_hub_cut_off(s, c);
+			return;
+		}
+		rpmafio_keepalive_probed(&c->ka, now);
+		return;
+	case RPMAFIO_KEEPALIVE_UNANSWERED:
+		rpmafio_fail(job, EIO, "client %u (%s, port %s) did not answer a keepalive probe "
+			"(sent after %u ms without a word from it) within %llu ms: its host or its "
+			"link is gone; serving the others", c->k + 1, c->addr, c->port,
+			job->o->keepalive, (unsigned long long)c->ka.give_up);
+		rpmafio_hub_cut_off(s, c);
+		return;
+	case RPMAFIO_KEEPALIVE_WAIT:
+	default:
+		return;
+	}
+}
+
+/* fio's stop; the sends' completions; silent clients probed; done ones let go */
+static enum rpmafio_poll_step serving_idle(void *arg)
+{
+	struct serving *sv = arg;
+	struct rpmafio_server *s = sv->s;
+	struct rpmafio_hub *h = s->hub;
+	const uint64_t now = rpmafio_now_ms();
+	enum rpmafio_poll_step r;
+
+	if (rpmafio_stopping(&s->job))
+		return RPMAFIO_POLL_DONE;
+	if ((r = reap_sends(sv)))
+		return r;
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (c->state == RPMAFIO_HUB_SERVING) {
+			keepalive(s, c, now);
+		} else if (c->state == RPMAFIO_HUB_DONE &&
+				now - c->done_ms >= s->job.o->connect_timeout) {
+			rpmafio_note(&s->job, "client %u (%s) sent its last message but did not "
+				"disconnect within connect_timeout=%u ms: done with it anyway", k + 1,
+				c->addr, s->job.o->connect_timeout);
+			client_gone(h, c);
+		}
+	}
+	return all_gone(h);
+}
+
+static enum rpmafio_poll_step serving_error(void *arg, const char *call, int ret)
+{
+	return rpmafio_server_call_failed(((struct serving *)arg)->s, call, ret);
+}
+
+static const struct rpmafio_poll_ops serving_ops = {
+	.wc = serving_wc,
+	.events = serving_events,
+	.idle = serving_idle,
+	.error = serving_error,
+};
+
+int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
+		const struct rpmafio_hub_ops *ops)
+{
+	struct serving sv = {.s = s, .ops = ops};
+	char buf[128];
+	int ret, rcq_fd = -1;
+
+	if ((ret = rpma_cq_get_fd(rcq, &rcq_fd)))
+		return rpmafio_fail(&s->job, EIO, "the shared receive CQ: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	rpmafio_poll_init_fd(&s->poll, s->hub->epoll_fd, rcq, rcq_fd,
+		(enum rpmafio_poll_mode)s->job.o->busy_wait_polling);
+	enum rpmafio_poll_step r = rpmafio_poll_run(&s->poll, &serving_ops, &sv);
+	return r == RPMAFIO_POLL_FAILED || s->job.errmsg[0] ? -1 : 0;
+}
+
+void rpmafio_hub_disconnect(struct rpmafio_hub *h)
+{
+	if (h == NULL)
+		return;
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (c->conn) {
+			(void) rpma_conn_disconnect(c->conn);
+			(void) rpma_conn_delete(&c->conn);
+		}
+		c->cq = NULL;
+		c->ev_fd = -1;
+		(void) rpma_ep_shutdown(&c->ep);
+	}
+	if (h->epoll_fd >= 0) {
+		(void) close(h->epoll_fd);
+		h->epoll_fd = -1;
+	}
+}
+
+bool rpmafio_hub_release(struct rpmafio_hub **hp)
+{
+	struct rpmafio_hub *h = *hp;
+	bool all = true;
+
+	if (h == NULL)
+		return true;
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].mr && rpma_mr_dereg(&h->clients[k].mr))
+			all = false;
+	if (!all)
+		return false;
+	rpmafio_hub_disconnect(h); /* (closes the epoll set if nothing did) */
+	free(h->clients);
+	free(h);
+	*hp = NULL;
+	return true;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hub.h -- one server job serving several clients from its one thread
+ * (clients_per_job=n above 1), laid out as n jobs would be, so the clients'
+ * job files do not change: client k (0-based) of job i connects to
+ * port + i * n + k and is given the k-th size= bytes of the job's n * size
+ * (registered on their own: a client reaches its bytes only).
+ *
+ * The steps, in a method's server init and serve:
+ *
+ *   rpmafio_hub_new()          the n clients' places (after rpmafio_server_map()
+ *                              mapped n * size bytes)
+ *   rpmafio_hub_register()     each client's bytes and workspace
+ *   rpmafio_hub_listen()       on its n ports
+ *   (the method posts the shared receive queue's receives here: GPSPM)
+ *   rpmafio_hub_accept()       every client, in the order they come
+ *   rpmafio_hub_serve()        until every client has gone
+ *
+ * The receives of every client complete on one CQ (the shared receive
+ * queue's, the loop's CQ); each client's sends and keepalive probes on its
+ * own, reaped after every batch of receives and when idle. The clients'
+ * connection events wake the loop through one epoll set. A client that breaks
+ * the protocol, or whose host stops answering, is cut off and fails the job
+ * (the first failure is kept), but the others are served to their end.
+ * engine.c tears down as for one client: rpmafio_server_disconnect() and
+ * rpmafio_server_release() take the hub's connections and registrations.
+ */
+#ifndef RPMAFIO_HUB_H
+#define RPMAFIO_HUB_H
+
+#include <librpma.h>
+
+#include "common/access.h"
+#include "common/poll.h"
+#include "common/queues.h"
+#include "keepalive.h"
+#include "server.h"
+
+enum rpmafio_hub_client_state {
+	RPMAFIO_HUB_WAITING,	/* not connected yet */
+	RPMAFIO_HUB_SERVING,
+	RPMAFIO_HUB_DONE,	/* said it is done: its disconnection is next */
+	RPMAFIO_HUB_GONE,	/* disconnected, lost or cut off */
+};
+
+struct rpmafio_hub_client {
+	unsigned k;		/* 0-based within the job */
+	char port[8];
+	char addr[RPMAFIO_ADDR_STR_LEN]; /* where it connected from */
+	struct rpma_ep *ep;	/* until it connected */
+	struct rpma_conn *conn;
+	struct rpma_cq *cq;	/* its sends and probes */
+	uint32_t qp_num;
+	int ev_fd;
+	struct rpma_mr_local *mr; /* its bytes of the job's memory */
+	char *base;		/* ... mapped here, hub->part of them */
+	uint8_t ws_bytes[RPMAFIO_WS_SIZE];
+	enum rpmafio_hub_client_state state;
+	uint64_t done_ms;	/* when it said it is done */
+	struct rpmafio_keepalive ka;
+	uint64_t served, bytes;	/* the method's count of its requests */
+};
+
+struct rpmafio_hub {
+	unsigned n;
+	size_t part;		/* bytes of each client */
+	unsigned gone;		/* clients in RPMAFIO_HUB_GONE */
+	int epoll_fd;
+	struct rpmafio_hub_client *clients;
+};
+
+/* What a serving method does with completions (each returns a poll step). */
+struct rpmafio_hub_ops {
+	/* n (>= 1) completions of the shared receive CQ */
+	enum rpmafio_poll_step (*recv_wc)(struct rpmafio_server *s, const struct ibv_wc *wc, int n);
+	/* a completion of one of client c's work requests (not a keepalive probe) */
+	enum rpmafio_poll_step (*send_wc)(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		const struct ibv_wc *wc);
+	/*
+	 * Do requests wait for a send buffer? Then some send in flight is for a
+	 * response its client has already received (each client has at most
+	 * its depth outstanding): the hub polls the clients' CQs until it is not.
+	 */
+	bool (*waiting)(const struct rpmafio_server *s);
+};
+
+/*
+ * The hub of s->job.o->clients_per_job clients, each of part bytes of the
+ * memory rpmafio_server_map() mapped (n * part). 0, or -1 after rpmafio_fail().
+ */
+int rpmafio_hub_new(struct rpmafio_server *s, size_t part);
+
+/* The peer, then each client's bytes registered with usage and its workspace. */
+int rpmafio_hub_register(struct rpmafio_server *s, int usage, uint16_t max_msg_num);
+
+/* Listen on every client's port and say so, in one line, on stderr. */
+int rpmafio_hub_listen(struct rpmafio_server *s);
+
+/*
+ * Take one connection request on each port (allow_clients= and the secret
+ * admit them as for one client) with queue sizes q and the shared receive
+ * queue srq, in the order they come, each accepted with its workspace and
+ * established within connect_timeout. Waits without a limit, as a one-client
+ * server does, until fio stops the job.
+ */
+int rpmafio_hub_accept(struct rpmafio_server *s, const struct rpmafio_queues *q,
+	struct rpma_srq *srq);
+
+/* The client whose queue pair has this number, or NULL. */
+struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h, uint32_t qp_num);
+
+/* The client said it is done: its disconnection is awaited (up to connect_timeout). */
+void rpmafio_hub_client_done(struct rpmafio_hub_client *c);
+
+/*
+ * A completion of client c failed with status: it has gone (a note), or,
+ * unless it is a flush of its connection, it is cut off (the job fails).
+ */
+void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+	enum ibv_wc_status status, const char *what);
+
+/* Cut client c off (after rpmafio_fail() named why): disconnect it, serve the others. */
+void rpmafio_hub_cut_off(struct rpmafio_server *s, struct rpmafio_hub_client *c);
+
+/*
+ * Serve every client through the loop of common/poll.h on rcq (the shared
+ * receive queue's CQ) in busy_wait_polling='s mode until all have gone or fio
+ * stops the job. 0 when every client ended cleanly, else -1 (a failure was
+ * reported: the first is the job's).
+ */
+int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
+	const struct rpmafio_hub_ops *ops);
+
+/* Disconnect every client and stop listening (engine.c's clean-up, any time). */
+void rpmafio_hub_disconnect(struct rpmafio_hub *h);
+
+/*
+ * Deregister the clients' bytes; false when one deregistration failed (the
+ * memory must then stay mapped). Frees the hub when all went.
+ */
+bool rpmafio_hub_release(struct rpmafio_hub **h);
+
+#endif /* RPMAFIO_HUB_H */

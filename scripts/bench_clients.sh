@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench_clients.sh -- what a GPSPM server spends to serve 1, 2, 4, 8 clients: ours as
+# one job serving them all from one thread (clients_per_job=N), busy polling and
+# sleeping, against fio 3.33's server (the peer), a busy-polling job per client.
+# The clients are the same in every run (ours, N jobs, 4 KiB random writes at depth 8
+# in batches of 8, each a fixed number of I/Os, sleeping on their completions so that
+# the servers have the CPUs); the servers take turns round by round (a slow period of
+# the host hits all). Per run: the clients' IOPS, the server's CPU time (fio's usr + sys
+# of its jobs over their runtime) and that time per I/O. Writes clients.tsv (a line a
+# run) and clients.md (medians). make bench runs it; docs/matrix.md, "One GPSPM server
+# for many clients".
+set -euo pipefail
+
+PROG=${0##*/}
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=scripts/matrix/lib.sh
+. "$ROOT/scripts/matrix/lib.sh"
+
+OUT='' ROUNDS=3 IOS=4000 COUNTS=1,2,4,8 PORT_BASE=7800 IN_VM=0 SSH_HOST=''
+SERVERS=(hub-busy hub-sleep peer-busy)
+PEER_FIO=build/peer/fio
+
+usage() {
+	cat <<EOF
+Usage: $PROG [--out DIR] [--rounds N] [--ios N] [--clients LIST]
+
+A GPSPM server's CPU for 1, 2, 4, 8 clients (--clients, default $COUNTS): ours as one
+job for all of them (clients_per_job=N; busy polling, then sleeping) and fio 3.33's
+(a busy-polling job per client), --rounds rounds (default $ROUNDS), each client
+writing --ios 4 KiB blocks (default $IOS) at depth 8. In the Soft-RoCE VM when this
+machine has no RDMA device (needs make engines peer). Writes DIR/clients.tsv and
+DIR/clients.md (default build/bench/clients-<date-time>).
+EOF
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--out) need_value "$@"; OUT=$2; shift ;;
+		--rounds) need_value "$@"; ROUNDS=$2; shift ;;
+		--ios) need_value "$@"; IOS=$2; shift ;;
+		--clients) need_value "$@"; COUNTS=$2; shift ;;
+		--in-vm) IN_VM=1 ;;
+		-h|--help) usage; exit 0 ;;
+		*) die "unknown option '$1' (see --help)" ;;
+		esac
+		shift
+	done
+	[[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "--rounds: '$ROUNDS' is not a number in 1..99"
+	[[ $IOS =~ ^[1-9][0-9]*$ ]] || die "--ios: '$IOS' is not a positive number of I/Os"
+	[[ $COUNTS =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] ||
+		die "--clients: '$COUNTS' is not a list of client counts in 1..64 (e.g. 1,2,4,8)"
+	local n
+	for n in ${COUNTS//,/ }; do
+		[ "$n" -le 64 ] || die "--clients: $n clients: a server job serves at most 64"
+	done
+	[ -n "$OUT" ] || OUT=$ROOT/build/bench/clients-$(date +%Y%m%d-%H%M%S)
+	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+}
+
+# the server of SERVER for N clients on PORT (its output: STEM.server.json/.log)
+start_server() { # SERVER N PORT STEM
+	local server=$1 n=$2 port=$3 stem=$4
+	case $server in
+	hub-*)
+		local busy=1
+		[ "$server" = hub-busy ] || busy=0
+		env SERVER_IP="$SERVER_IP" PORT="$port" SERVER_MEM=malloc SERVER_SIZE=16m \
+			SERVER_BUSY_WAIT="$busy" SERVER_IODEPTH=8 NUMJOBS=1 CLIENTS_PER_JOB="$n" \
+			DIRECT_WRITE_TO_PMEM=0 timeout 300 fio --output-format=json \
+			--output="$stem.server.json" jobs/gpspm-server.fio >"$stem.server.log" 2>&1 &
+		;;
+	peer-busy)
+		# (from a folder of its own: fio 3.33 creates a file named after filename=malloc
+		# in its working directory, its jobs one at a time or they race on it)
+		mkdir -p "$OUT/peer-cwd"
+		(cd "$OUT/peer-cwd" && exec timeout 300 "$ROOT/$PEER_FIO" --name=server --ioengine=librpma_gpspm_server \
+			--serverip="$SERVER_IP" --port="$port" --numjobs="$n" --create_serialize=1 --thread \
+			--filename=malloc --size=16m --direct_write_to_pmem=0 --iodepth=8 \
+			--busy_wait_polling=1 --time_based --runtime=365d --output-format=json \
+			--output="$stem.server.json") >"$stem.server.log" 2>&1 &
+		;;
+	esac
+	MATRIX_SPID=$!
+}
+
+# One run: SERVER for N clients; a line of clients.tsv
+run_one() { # ROUND N SERVER PORT
+	local round=$1 n=$2 server=$3 port=$4 stem rc=0
+	stem=$OUT/runs/r$round-c$n-$server
+	start_server "$server" "$n" "$port" "$stem"
+	# (lib.sh: the servers' RDMA CM IDs listening, whatever they print)
+	if ! wait_listening "$port" "$n" 30; then
+		kill "$MATRIX_SPID" 2>/dev/null || true
+		wait "$MATRIX_SPID" 2>/dev/null || true
+		echo "$PROG: the server ($server, $n clients) did not listen: $stem.server.log" >&2
+		return 1
+	fi
+	env SERVER_IP="$SERVER_IP" PORT="$port" BS=4k IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 SYNC=0 \
+		NUMJOBS="$n" BUSY_WAIT=0 TIME_BASED=0 NUMBER_IOS="$IOS" RAMP=0s RUNTIME=120s \
+		SERVER_SIZE=16m timeout 300 fio --ioengine=external:build/librpma_gpspm.so \
+		--group_reporting=1 --output-format=json --output="$stem.json" jobs/randwrite.fio \
+		>"$stem.client.log" 2>&1 || rc=$?
+	# the peer's server jobs end when their clients have gone
+	wait "$MATRIX_SPID" || rc=$?
+	[ "$rc" -eq 0 ] || { echo "$PROG: run $stem failed ($rc): see its logs" >&2; return 1; }
+	python3 - "$stem" "$round" "$n" "$server" >>"$OUT/clients.tsv" <<'PY'
+import json, sys
+stem, rnd, n, server = sys.argv[1:]
+def doc(path):
+    text = open(path).read()
+    return json.loads(text[text.index("{"):])
+w = doc(stem + ".json")["jobs"][0]["write"]
+jobs = doc(stem + ".server.json")["jobs"]
+cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 for j in jobs)
+ios = w["total_ios"]
+if ios <= 0:
+    sys.exit(f"{stem}.json: no I/O")
+print(f"{rnd}\t{n}\t{server}\t{len(jobs)}\t{w['iops']:.1f}\t{ios}\t{cpu_s:.4f}\t{cpu_s * 1e6 / ios:.2f}")
+PY
+}
+
+measure() {
+	mkdir -p "$OUT/runs"
+	printf 'round\tclients\tserver\tserver_jobs\tiops\tios\tserver_cpu_s\tserver_cpu_us_per_io\n' \
+		>"$OUT/clients.tsv"
+	local round n server port=$PORT_BASE failed=0
+	for ((round = 1; round <= ROUNDS; round++)); do
+		for n in ${COUNTS//,/ }; do
+			for server in "${SERVERS[@]}"; do
+				echo "[round $round/$ROUNDS] $n client(s), server $server" >&2
+				port=$((port + 64))
+				run_one "$round" "$n" "$server" "$port" || failed=$((failed + 1))
+			done
+		done
+	done
+	[ "$failed" -eq 0 ] || die "$failed run(s) failed"
+}
+
+main() {
+	parse_args "$@"
+	cd "$ROOT"
+	if [ "$IN_VM" = 1 ]; then
+		SERVER_IP=${RPMA_TEST_ADDR:?not inside the Soft-RoCE VM}
+		measure
+		return
+	fi
+	[ -x "$PEER_FIO" ] || die "$PEER_FIO is missing: run make peer"
+	bench_host_ready "$OUT"
+	"$ROOT/scripts/softroce-vm" run -q --timeout 3600 -- \
+		"$ROOT/scripts/bench_clients.sh" --in-vm --out "$OUT" --rounds "$ROUNDS" --ios "$IOS" \
+		--clients "$COUNTS"
+	python3 "$ROOT/scripts/matrix/matrix" clients-bench "$OUT/clients.tsv" --out "$OUT/clients.md"
+	cat "$OUT/clients.md"
+}
+
+main "$@"
