@@ -442,7 +442,7 @@ static int hub_init(struct rpmafio_server *s)
 	g->bufs.recv_first = 0;
 	return rpmafio_hub_register(s, usage, (uint16_t)n) ||
 		gpspm_msg_bufs_new(job, s->peer, &g->bufs) || srq_new(s, g) ||
-		rpmafio_hub_listen(s) || rpmafio_hub_accept(s, &q, g->srq) ? -1 : 0;
+		rpmafio_hub_listen(s) || rpmafio_hub_open(s, &q, g->srq) ? -1 : 0;
 }
 
 /* "client 2 (192.168.1.2, port 7205)" */

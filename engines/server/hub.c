@@ -11,6 +11,9 @@
 #include "common/report.h"
 #include "hub.h"
 
+/* an epoll event of a client's port (a connection request), not of its connection */
+#define HUB_EP_TAG (1u << 31)
+
 /* the probes' op_context: no method's work request carries this address */
 static const char probe_ctx;
 #define PROBE_WR_ID ((uint64_t)(uintptr_t)&probe_ctx)
@@ -77,6 +80,22 @@ int rpmafio_hub_listen(struct rpmafio_server *s)
 	return 0;
 }
 
+/*
+ * How the loop waits: as busy_wait_polling= says while a client is connected;
+ * asleep on the ports while none is (nothing can complete: a busy loop would
+ * only burn a CPU, as a one-client server does not while it waits to accept)
+ */
+static void set_pace(struct rpmafio_server *s)
+{
+	const struct rpmafio_hub *h = s->hub;
+	enum rpmafio_poll_mode mode = RPMAFIO_POLL_SLEEP;
+
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].state == RPMAFIO_HUB_SERVING || h->clients[k].state == RPMAFIO_HUB_DONE)
+			mode = (enum rpmafio_poll_mode)s->job.o->busy_wait_polling;
+	s->poll.mode = mode;
+}
+
 /* wait for c's connection to be established, then take its CQ, QP and events */
 static int established(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 {
@@ -97,6 +116,9 @@ static int established(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 			"was not established within connect_timeout=%u ms (%s)", c->k + 1, c->addr,
 			c->port, job->o->connect_timeout,
 			w == RPMAFIO_FD_READABLE ? rpma_utils_conn_event_2str(ev) : "no event");
+	int ep_fd;
+	if (rpma_ep_get_fd(c->ep, &ep_fd) == 0)
+		(void) epoll_ctl(s->hub->epoll_fd, EPOLL_CTL_DEL, ep_fd, NULL);
 	(void) rpma_ep_shutdown(&c->ep);
 	struct epoll_event eev = {.events = EPOLLIN, .data.u32 = c->k};
 	if ((ret = rpma_conn_get_cq(c->conn, &c->cq)) ||
@@ -108,15 +130,16 @@ static int established(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 	rpmafio_keepalive_init(&c->ka, job->o->keepalive,
 		rpmafio_keepalive_give_up(job->o->keepalive), rpmafio_now_ms());
 	c->state = RPMAFIO_HUB_SERVING;
+	set_pace(s);
 	rpmafio_debug(job, "client %u of %u connected from %s on port %s", c->k + 1, s->hub->n,
 		c->addr, c->port);
 	return 0;
 }
 
 /* a request came on c's port: take it, and accept it when it is admitted */
-static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
-		struct rpma_conn_cfg *cfg)
+static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 {
+	struct rpma_conn_cfg *cfg = s->hub->cfg;
 	struct rpmafio_job *job = &s->job;
 	struct rpma_conn_req *req = NULL;
 	struct sockaddr_storage addr;
@@ -140,60 +163,26 @@ static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 	return established(s, c);
 }
 
-/* wait for a request on any port still waiting; take those that came */
-static int accept_round(struct rpmafio_server *s, struct rpma_conn_cfg *cfg, unsigned *connected)
-{
-	struct rpmafio_hub *h = s->hub;
-	struct pollfd pfd[RPMAFIO_CLIENTS_PER_JOB_MAX];
-	unsigned who[RPMAFIO_CLIENTS_PER_JOB_MAX], m = 0;
-	int fd;
-
-	for (unsigned k = 0; k < h->n; k++)
-		if (h->clients[k].state == RPMAFIO_HUB_WAITING &&
-				rpma_ep_get_fd(h->clients[k].ep, &fd) == 0) {
-			pfd[m] = (struct pollfd){.fd = fd, .events = POLLIN};
-			who[m++] = k;
-		}
-	if (poll(pfd, m, RPMAFIO_POLL_SLICE_MS) < 0 && errno != EINTR)
-		return rpmafio_fail(&s->job, errno, "poll (connection requests): %s", strerror(errno));
-	for (unsigned i = 0; i < m; i++) {
-		struct rpmafio_hub_client *c = &h->clients[who[i]];
-		if (!(pfd[i].revents & POLLIN))
-			continue;
-		if (take_request(s, c, cfg))
-			return -1;
-		if (c->state == RPMAFIO_HUB_SERVING)
-			(*connected)++;
-	}
-	return 0;
-}
-
-int rpmafio_hub_accept(struct rpmafio_server *s, const struct rpmafio_queues *q,
+int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 		struct rpma_srq *srq)
 {
 	struct rpmafio_job *job = &s->job;
-	struct rpma_conn_cfg *cfg = NULL;
-	unsigned connected = 0;
+	struct rpmafio_hub *h = s->hub;
 	char buf[128];
-	int ret, r = 0;
+	int ret, fd;
 
-	if ((ret = rpmafio_queues_cfg(q, &cfg)) || (ret = rpma_conn_cfg_set_srq(cfg, srq))) {
-		(void) rpma_conn_cfg_delete(&cfg);
+	if ((ret = rpmafio_queues_cfg(q, &h->cfg)) || (ret = rpma_conn_cfg_set_srq(h->cfg, srq)))
 		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s", job->iodepth,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+	for (unsigned k = 0; k < h->n; k++) {
+		struct epoll_event eev = {.events = EPOLLIN, .data.u32 = HUB_EP_TAG | k};
+		if ((ret = rpma_ep_get_fd(h->clients[k].ep, &fd)))
+			return rpmafio_fail(job, EIO, "rpma_ep_get_fd: %s",
+				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		if (epoll_ctl(h->epoll_fd, EPOLL_CTL_ADD, fd, &eev))
+			return rpmafio_fail(job, errno, "epoll_ctl: %s", strerror(errno));
 	}
-	while (r == 0 && connected < s->hub->n) {
-		if (rpmafio_stopping(job)) {
-			r = rpmafio_fail(job, ECANCELED, "stopped with %u of %u clients connected",
-				connected, s->hub->n);
-			break;
-		}
-		r = accept_round(s, cfg, &connected);
-	}
-	(void) rpma_conn_cfg_delete(&cfg);
-	if (r == 0)
-		rpmafio_debug(job, "all %u clients connected", s->hub->n);
-	return r;
+	return 0;
 }
 
 struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h, uint32_t qp_num)
@@ -205,8 +194,10 @@ struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h,
 }
 
 /* c has gone: its events are not looked at any more */
-static void client_gone(struct rpmafio_hub *h, struct rpmafio_hub_client *c)
+static void client_gone(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 {
+	struct rpmafio_hub *h = s->hub;
+
 	if (c->state == RPMAFIO_HUB_GONE)
 		return;
 	c->state = RPMAFIO_HUB_GONE;
@@ -216,6 +207,7 @@ static void client_gone(struct rpmafio_hub *h, struct rpmafio_hub_client *c)
 		(void) rpma_conn_disconnect(c->conn);
 	if (c->ev_fd >= 0)
 		(void) epoll_ctl(h->epoll_fd, EPOLL_CTL_DEL, c->ev_fd, NULL);
+	set_pace(s);
 }
 
 void rpmafio_hub_client_done(struct rpmafio_hub_client *c)
@@ -228,7 +220,7 @@ void rpmafio_hub_client_done(struct rpmafio_hub_client *c)
 
 void rpmafio_hub_cut_off(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 {
-	client_gone(s->hub, c); /* (which disconnects it) */
+	client_gone(s, c); /* (which disconnects it) */
 }
 
 void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_client *c,
@@ -238,7 +230,7 @@ void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_clie
 		return;
 	/* a flushed work request: its connection is ending (its event follows) */
 	if (status == IBV_WC_WR_FLUSH_ERR) {
-		client_gone(s->hub, c);
+		client_gone(s, c);
 		return;
 	}
 	rpmafio_fail(&s->job, EIO, "client %u (%s, port %s): %s failed (%s): its host or its "
@@ -339,9 +331,16 @@ static enum rpmafio_poll_step serving_events(void *arg)
 
 	int m = epoll_wait(h->epoll_fd, ev, RPMAFIO_CLIENTS_PER_JOB_MAX, 0);
 	for (int i = 0; i < m; i++) {
-		if (ev[i].data.u32 >= h->n)
+		const uint32_t k = ev[i].data.u32 & ~HUB_EP_TAG;
+		if (k >= h->n)
 			continue;
-		struct rpmafio_hub_client *c = &h->clients[ev[i].data.u32];
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (ev[i].data.u32 & HUB_EP_TAG) {
+			/* a client at the door: in, unless it is not admitted (the port waits on) */
+			if (c->state == RPMAFIO_HUB_WAITING && take_request(sv->s, c))
+				return RPMAFIO_POLL_FAILED;
+			continue;
+		}
 		int ret = rpma_conn_next_event(c->conn, &cev);
 		if (ret) {
 			rpmafio_fail(&sv->s->job, EIO, "client %u: rpma_conn_next_event: %s", c->k + 1,
@@ -354,7 +353,7 @@ static enum rpmafio_poll_step serving_events(void *arg)
 		if (cev == RPMA_CONN_LOST)
 			rpmafio_note(&sv->s->job, "the connection to client %u (%s, port %s) was lost",
 				c->k + 1, c->addr, c->port);
-		client_gone(h, c);
+		client_gone(sv->s, c);
 	}
 	return all_gone(h);
 }
@@ -412,7 +411,7 @@ static enum rpmafio_poll_step serving_idle(void *arg)
 			rpmafio_note(&s->job, "client %u (%s) sent its last message but did not "
 				"disconnect within connect_timeout=%u ms: done with it anyway", k + 1,
 				c->addr, s->job.o->connect_timeout);
-			client_gone(h, c);
+			client_gone(sv->s, c);
 		}
 	}
 	return all_gone(h);
@@ -442,6 +441,7 @@ int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	rpmafio_poll_init_fd(&s->poll, s->hub->epoll_fd, rcq, rcq_fd,
 		(enum rpmafio_poll_mode)s->job.o->busy_wait_polling);
+	set_pace(s);
 	enum rpmafio_poll_step r = rpmafio_poll_run(&s->poll, &serving_ops, &sv);
 	return r == RPMAFIO_POLL_FAILED || s->job.errmsg[0] ? -1 : 0;
 }
@@ -464,6 +464,7 @@ void rpmafio_hub_disconnect(struct rpmafio_hub *h)
 		(void) close(h->epoll_fd);
 		h->epoll_fd = -1;
 	}
+	(void) rpma_conn_cfg_delete(&h->cfg);
 }
 
 bool rpmafio_hub_release(struct rpmafio_hub **hp)

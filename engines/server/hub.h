@@ -13,10 +13,13 @@
  *   rpmafio_hub_register()     each client's bytes and workspace
  *   rpmafio_hub_listen()       on its n ports
  *   (the method posts the shared receive queue's receives here: GPSPM)
- *   rpmafio_hub_accept()       every client, in the order they come
- *   rpmafio_hub_serve()        until every client has gone
+ *   rpmafio_hub_open()         the doors: connection requests wake the loop
+ *   rpmafio_hub_serve()        accepting each client when it comes, serving
+ *                              those connected, until every one has come and gone
  *
- * The receives of every client complete on one CQ (the shared receive
+ * Clients are accepted while the others are served (a client that starts
+ * late holds no one up; the handshake itself, milliseconds, is waited for
+ * in the loop). The receives of every client complete on one CQ (the shared receive
  * queue's, the loop's CQ); each client's sends and keepalive probes on its
  * own, reaped after every batch of receives and when idle. The clients'
  * connection events wake the loop through one epoll set. A client that breaks
@@ -65,7 +68,8 @@ struct rpmafio_hub {
 	unsigned n;
 	size_t part;		/* bytes of each client */
 	unsigned gone;		/* clients in RPMAFIO_HUB_GONE */
-	int epoll_fd;
+	int epoll_fd;		/* the clients' ports and connections */
+	struct rpma_conn_cfg *cfg; /* of the clients' connections */
 	struct rpmafio_hub_client *clients;
 };
 
@@ -97,13 +101,13 @@ int rpmafio_hub_register(struct rpmafio_server *s, int usage, uint16_t max_msg_n
 int rpmafio_hub_listen(struct rpmafio_server *s);
 
 /*
- * Take one connection request on each port (allow_clients= and the secret
- * admit them as for one client) with queue sizes q and the shared receive
- * queue srq, in the order they come, each accepted with its workspace and
- * established within connect_timeout. Waits without a limit, as a one-client
- * server does, until fio stops the job.
+ * Ready the hub to take its clients' connection requests from the serve loop,
+ * each with queue sizes q and the shared receive queue srq: allow_clients= and
+ * the secret admit them as for one client; a refused one is named and its port
+ * waits on; an admitted one is accepted with its workspace and must be
+ * established within connect_timeout (or the job fails).
  */
-int rpmafio_hub_accept(struct rpmafio_server *s, const struct rpmafio_queues *q,
+int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 	struct rpma_srq *srq);
 
 /* The client whose queue pair has this number, or NULL. */
@@ -124,8 +128,9 @@ void rpmafio_hub_cut_off(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 
 /*
  * Serve every client through the loop of common/poll.h on rcq (the shared
- * receive queue's CQ) in busy_wait_polling='s mode until all have gone or fio
- * stops the job. 0 when every client ended cleanly, else -1 (a failure was
+ * receive queue's CQ) in busy_wait_polling='s mode, accepting each when it
+ * comes, until all have come and gone or fio stops the job (waiting without a
+ * limit for those not come yet, as a one-client server waits for its client). 0 when every client ended cleanly, else -1 (a failure was
  * reported: the first is the job's).
  */
 int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,

@@ -16,8 +16,8 @@
 #     server exiting by itself (never a crash);
 #   - one server job serving four clients from one thread (clients_per_job=4,
 #     sleeping and busy): each client's bytes in its own part of the server's
-#     memory; a hostile client among two cut off while the other is served
-#     (the server waiting adaptively);
+#     memory; a fio client served to its end before the second client comes,
+#     then that one, hostile, cut off (the server waiting adaptively);
 #   - a server taking fewer requests than the client may send; a GPSPM client
 #     against an APM server; a server pinned to a CPU.
 # Interoperability with fio's in-tree librpma_gpspm engines: tests/e2e/interop.sh.
@@ -273,23 +273,23 @@ gp_hub() {
 }
 
 # gp_hub_hostile NAME CASE...: a server job for two clients from one thread (waiting
-# adaptively: busy_wait_polling=adaptive over the shared queue's CQ); a fio
-# client on the first port, gpspm-hostile running CASEs on the second. The hostile
-# one is cut off with the reason logged, the fio client is served to its end, and the
-# server then fails (exit 1) naming the hostile client.
+# adaptively: busy_wait_polling=adaptive over the shared queue's CQ); a fio client on
+# the first port, served to its end before the second client comes (a late client
+# holds no one up); then gpspm-hostile running CASEs on the second port, cut off with
+# the reason logged; the server then fails (exit 1) naming the hostile client.
 gp_hub_hostile() {
 	local name=gpspm-hub-hostile-$1 status=0 rc=0 hrc=0 src=0
 	gp_want "$name" || return 0
 	shift
 	gp_new_test "$name"
 	if gp_start_server 'CLIENTS_PER_JOB=2 SERVER_SIZE=16m SERVER_BUSY_WAIT=adaptive'; then
-		timeout "$E2E_STEP_TIMEOUT" "$HOSTILE" "$A" "$((E2E_PORT + 1))" "$@" \
-			>"$E2E_DIR/hostile.log" 2>&1 &
-		local hpid=$!
+		# the fio client first, to its end, before the other client has come: a
+		# client that starts late holds no one up
 		timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" SERVER_SIZE=16m \
 			fio --ioengine=external:"$ENGINE" --output-format=json --output="$E2E_DIR/client.json" \
 			jobs/randwrite.fio >"$E2E_DIR/client.log" 2>&1 || rc=$?
-		wait "$hpid" || hrc=$?
+		timeout "$E2E_STEP_TIMEOUT" "$HOSTILE" "$A" "$((E2E_PORT + 1))" "$@" \
+			>"$E2E_DIR/hostile.log" 2>&1 || hrc=$?
 		wait "$GP_SPID" || src=$?
 		[ "$rc" -eq 0 ] || { echo "  the fio client exited with $rc" >>"$E2E_DIR/why"; status=1; }
 		[ "$hrc" -eq 0 ] || { echo "  gpspm-hostile exited with $hrc" >>"$E2E_DIR/why"; status=1; }
