@@ -521,7 +521,7 @@ static enum rpmafio_poll_step hub_recv_wc(struct rpmafio_server *s, const struct
 
 	for (int i = 0; i < n; i++) {
 		const uint32_t k = wr_index(wc[i].wr_id);
-		struct rpmafio_hub_client *c = rpmafio_hub_client_of_qp(s->hub, wc[i].qp_num);
+		struct rpmafio_hub_client *c = rpmafio_hub_sender(s->hub, &wc[i]);
 		if ((wc[i].wr_id & WR_TAG_MASK) != WR_RECV || k >= g->bufs.nslots) {
 			rpmafio_fail(&s->job, EIO, "a completion for no receive (opcode %d, wr_id "
 				"0x%llx)", (int)wc[i].opcode, (unsigned long long)wc[i].wr_id);

@@ -185,11 +185,15 @@ int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 	return 0;
 }
 
-struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h, uint32_t qp_num)
+struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_hub *h, const struct ibv_wc *wc)
 {
-	for (unsigned k = 0; k < h->n; k++)
-		if (h->clients[k].conn && h->clients[k].qp_num == qp_num)
-			return &h->clients[k];
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (c->conn && c->qp_num == wc->qp_num) {
+			rpmafio_keepalive_heard(&c->ka);
+			return c;
+		}
+	}
 	return NULL;
 }
 
@@ -292,18 +296,13 @@ static enum rpmafio_poll_step all_gone(const struct rpmafio_hub *h)
 	return h->gone == h->n ? RPMAFIO_POLL_DONE : RPMAFIO_POLL_GO_ON;
 }
 
-/* requests: a word from their clients; then the method's work and the sends' completions */
+/* requests (the method finds their senders: rpmafio_hub_sender()), then the sends' completions */
 static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	struct serving *sv = arg;
 	struct rpmafio_hub *h = sv->s->hub;
 	enum rpmafio_poll_step r;
 
-	for (int i = 0; i < n; i++) {
-		struct rpmafio_hub_client *c = rpmafio_hub_client_of_qp(h, wc[i].qp_num);
-		if (c)
-			rpmafio_keepalive_heard(&c->ka);
-	}
 	if ((r = sv->ops->recv_wc(sv->s, wc, n)) || (r = reap_sends(sv)))
 		return r;
 	const uint64_t deadline = rpmafio_now_ms() + sv->s->job.o->connect_timeout;

@@ -110,8 +110,11 @@ int rpmafio_hub_listen(struct rpmafio_server *s);
 int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 	struct rpma_srq *srq);
 
-/* The client whose queue pair has this number, or NULL. */
-struct rpmafio_hub_client *rpmafio_hub_client_of_qp(const struct rpmafio_hub *h, uint32_t qp_num);
+/*
+ * The client a completion of the shared receive CQ came from (by its queue
+ * pair's number), which is thereby heard from (its keepalive waits), or NULL.
+ */
+struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_hub *h, const struct ibv_wc *wc);
 
 /* The client said it is done: its disconnection is awaited (up to connect_timeout). */
 void rpmafio_hub_client_done(struct rpmafio_hub_client *c);

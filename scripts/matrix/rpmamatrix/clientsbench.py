@@ -5,7 +5,7 @@ for all of them (clients_per_job=N), busy polling and sleeping, against fio 3.33
 server, a busy-polling job per client."""
 import statistics
 
-from .common import read_tsv, table_head
+from .common import read_tsv, table_head, write_md
 
 SERVERS = [("hub-busy", "ours, 1 job, busy"), ("hub-sleep", "ours, 1 job, sleeping"),
            ("peer-busy", "fio 3.33, a job per client, busy")]
@@ -70,7 +70,4 @@ def clients_md(rows):
 
 
 def cmd_clients_bench(args):
-    md = clients_md(read_runs(args.tsv))
-    with open(args.out, "w") as f:
-        f.write("\n".join(md) + "\n")
-    print(args.out)
+    write_md(args.out, clients_md(read_runs(args.tsv)))

@@ -96,6 +96,13 @@ def read_tsv(path, columns=()):
     return rows
 
 
+def write_md(path, md):
+    """Markdown lines into path; prints the path (what a subcommand says it wrote)."""
+    with open(path, "w") as f:
+        f.write("\n".join(md) + "\n")
+    print(path)
+
+
 def table_head(head):
     """A Markdown table's heading line and rule."""
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

@@ -5,7 +5,7 @@ its targets: latency within 10% of busy polling, server CPU within 10% of sleepi
 both at full speed."""
 import statistics
 
-from .common import read_tsv, table_head
+from .common import read_tsv, table_head, write_md
 
 MODES = [("1", "busy (1)"), ("0", "sleep (0)"), ("adaptive", "adaptive")]
 FIGURES = [("iops", "IOPS", 0), ("lat_mean_us", "mean latency us", 1), ("lat_p99_us", "p99 us", 1),
@@ -52,7 +52,4 @@ def polling_md(rows):
 
 
 def cmd_polling(args):
-    md = polling_md(read_runs(args.tsv))
-    with open(args.out, "w") as f:
-        f.write("\n".join(md) + "\n")
-    print(args.out)
+    write_md(args.out, polling_md(read_runs(args.tsv)))
