@@ -57,8 +57,11 @@ Presets (the sweep; every option below overrides its part):
   --full               3 runs, 10 s runs, bs 256 B..256 KiB, depth 1..128, mixed rw, 1/2/4 jobs
 
 The sweep:
-  --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,gpspm-adaptive,noflush,raw
-                       (default: all but gpspm-adaptive; apm-native only with --native)
+  --methods LIST       of apm,apm-native,gpspm-busy,gpspm-sleep,gpspm-adaptive,gpspm-hub,
+                       noflush,raw (default: all but gpspm-adaptive and gpspm-hub;
+                       apm-native only with --native). gpspm-hub: one busy-polling server
+                       job (one thread) for all of a point's clients, at the --jobs points
+                       above 1 (and with --clients, from 2 connections on)
   --impl LIST          ours,peer: whose engines run the methods (default ours): peer is
                        fio 3.33's in-tree librpma engines over upstream librpma 1.2.0
                        (make peer: build/peer/fio), for apm, gpspm-busy and gpspm-sleep

@@ -179,7 +179,8 @@ wait_listening() {
 	done
 }
 
-# the GPSPM server's busy_wait_polling= of a method (1 for every other method: unused)
+# the GPSPM server's busy_wait_polling= of a method (1 for every other method: unused;
+# gpspm-hub's one thread busy-polls too)
 server_polling() {
 	case $1 in
 	gpspm-sleep) echo 0 ;;
@@ -270,6 +271,10 @@ fio_commands() {
 	esac
 	busy=$(server_polling "$method")
 	set_fio_vars "$method" "$bs" "$qd" "$sync" "$nj" "$port"
+	# gpspm-hub: one server job (one thread) for all the point's client jobs, on the
+	# ports and bytes the per-client jobs would have had (clients_per_job=, engines.md)
+	local server_jobs=(NUMJOBS=$((nj * hosts)))
+	[ "$method" != gpspm-hub ] || server_jobs=(NUMJOBS=1 CLIENTS_PER_JOB=$((nj * hosts)))
 	ios=$(cost_ios "$bs")
 	[ "$cost" != 2 ] || ios=$INSTR_IOS
 	if [ "$cost" != 0 ]; then
@@ -315,7 +320,7 @@ fio_commands() {
 	JOB=$job
 	if [ ${#CLIENT_HOSTS[@]} -gt 0 ]; then
 		# the server's jobs serve every client host's
-		SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" NUMJOBS=$((nj * hosts)) timeout "$limit" fio "$server_job")
+		SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" "${server_jobs[@]}" timeout "$limit" fio "$server_job")
 		client_host_commands "$FIO_STEM" "$engine" "$hosts" "$nj" "$port" "$limit" "${client_opts[@]}"
 		return
 	fi
@@ -325,7 +330,8 @@ fio_commands() {
 	# minute, under TCG); only the engine's callbacks are counted either way
 	local fio_bin=fio
 	[ "$cost" != 2 ] || [ ! -x "$ROOT/build/fio-valgrind" ] || fio_bin=$ROOT/build/fio-valgrind
-	SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${SERVER_WRAP[@]}" "$fio_bin" "$server_job")
+	SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" "${server_jobs[@]}" timeout "$limit" "${SERVER_WRAP[@]}"
+		"$fio_bin" "$server_job")
 	CLIENT_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${CLIENT_WRAP[@]}" "$fio_bin"
 		--ioengine=external:"$ENGINE_DIR/librpma_$engine.so" "${client_opts[@]}" "$job")
 }

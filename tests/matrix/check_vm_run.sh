@@ -9,7 +9,8 @@
 # (the flush's read request and response gone), the charts, the report rendered; then
 # instructions per I/O (--instructions=sync, callgrind) of ours at a 4 KiB GPSPM sync
 # write with a sleeping server, client and server side (the peer's: make bench), into a
-# result folder outside the project (the VM writes only there: the runner stages it).
+# result folder outside the project (the VM writes only there: the runner stages it);
+# in the same run gpspm-hub at 2 client jobs: one server job serving both.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -133,7 +134,7 @@ INSTR_PARENT=$(mktemp -d /tmp/rpma-matrix-ci.XXXXXX)
 INSTR=$INSTR_PARENT/instr
 trap 'rm -rf "$INSTR_PARENT"' EXIT
 status=0
-scripts/run_matrix.sh "${PLAN[@]}" --methods gpspm-sleep --rw write \
+scripts/run_matrix.sh "${PLAN[@]}" --methods gpspm-sleep,gpspm-hub --jobs 2 --rw write \
 	--no-costs --instructions=sync --out "$INSTR" || status=$?
 [ "$status" -eq 0 ] || fail "run_matrix.sh --instructions exited with $status"
 grep -qx complete "$INSTR/status" 2>/dev/null ||
@@ -159,6 +160,21 @@ while IFS=$'\t' read -r id impl method _ rw bs _ sync _; do
 	done
 done < <(tail -n +2 "$INSTR/plan.tsv" 2>/dev/null)
 [ "$instr" -eq 2 ] || fail "instructions per I/O for $instr of 2 (point, side) pairs"
+
+# gpspm-hub (in the instructions run): its 2 client jobs served by one server job, one thread
+hub=$(awk -F'\t' '$3 == "gpspm-hub" && $9 == 2 { print $1 }' "$INSTR/plan.tsv" 2>/dev/null)
+cpu=$(column_of "$hub" server_cpu_pct_median 2>/dev/null || true)
+if [ -z "$hub" ] || ! within "${cpu:-nan}" 0.1 200 || ! within "$(column_of "$hub" iops_median)" 1 1e9; then
+	fail "gpspm-hub at 2 jobs: no point, IOPS or server CPU ('$cpu')"
+	for f in "$INSTR"/runs/"$hub"-*.log; do [ -e "$f" ] && { echo "  --- $f"; tail -20 "$f" | sed 's/^/  | /'; }; done
+elif ! grep -q 'from 2 clients on one thread' "$INSTR/runs/$hub-r1.server.log" ||
+	[ "$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["jobs"]))' \
+		"$INSTR/runs/$hub-r1.server.json")" != 1 ]; then
+	fail "gpspm-hub at 2 jobs: the server was not one job serving both clients"
+	tail -20 "$INSTR/runs/$hub-r1.server.log" | sed 's/^/  | /'
+else
+	echo "  gpspm-hub, 2 client jobs on one server thread: $(column_of "$hub" iops_median) IOPS, server CPU $cpu%"
+fi
 echo
 echo "matrix-vm: $FAILED failed"
 [ "$FAILED" -eq 0 ]

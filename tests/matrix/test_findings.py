@@ -14,8 +14,8 @@ from rpmamatrix.aggregate import add_ratios  # noqa: E402
 from rpmamatrix.findings import findings, pick_regimes  # noqa: E402
 
 
-def row(method, rw, bs, qd, sync, iops, spread=0.02, lat=None, cpu=None, impl="ours"):
-    return {"impl": impl, "method": method, "rw": rw, "bs": str(bs), "iodepth": str(qd),
+def row(method, rw, bs, qd, sync, iops, spread=0.02, lat=None, cpu=None, impl="ours", **more):
+    return more | {"impl": impl, "method": method, "rw": rw, "bs": str(bs), "iodepth": str(qd),
             "sync": str(sync), "numjobs": "1", "hosts": "1", "load": "0", "runs": 3,
             "iops_median": iops, "iops_min": iops * (1 - spread), "iops_max": iops * (1 + spread),
             "lat_mean_us_median": lat if lat is not None else 1e6 / iops * qd,
@@ -34,6 +34,13 @@ def plan_rows(apm_sync=750.0, busy_sync=600.0, spread=0.02):
             row("apm", "write", 4096, 1, 1, 2000.0, impl="peer")]
     add_ratios(rows)
     return rows
+
+
+def text_with(extra):
+    """The findings of plan_rows() and the EXTRA rows."""
+    rows = plan_rows() + extra
+    add_ratios(rows)
+    return text(rows)[0]
 
 
 def text(rows, env=None, options=None):
@@ -101,20 +108,35 @@ class Sentences(unittest.TestCase):
 
 class Load(unittest.TestCase):
     def test_each_method_against_its_idle_point(self):
-        rows = plan_rows()
-        for load, apm, busy in (("50", 700.0, 300.0), ("100", 650.0, 150.0)):
-            for m, iops in (("apm", apm), ("gpspm-busy", busy)):
-                r = row(m, "write", 4096, 1, 1, iops)
-                r["load"] = load
-                rows.append(r)
-        add_ratios(rows)
-        md, _ = text(rows)
+        md = text_with([row(m, "write", 4096, 1, 1, iops) | {"load": load}
+                        for load, apm, busy in (("50", 700.0, 300.0), ("100", 650.0, 150.0))
+                        for m, iops in (("apm", apm), ("gpspm-busy", busy))])
         self.assertIn("- **4 KiB sync writes under server CPU load** (IOPS against the same point on an "
                       "idle server, by the share of the server host's CPUs kept busy): APM -7% at 50%, "
                       "-13% at 100%; GPSPM busy server -50% at 50%, -75% at 100%.", md)
         self.assertNotIn("batched 4 KiB writes under", md)
         # the regimes stay the idle server's
         self.assertIn("APM -25% IOPS, +333 us", md)
+
+
+class Clients(unittest.TestCase):
+    def test_server_cpu_per_io_as_the_clients_grow(self):
+        several = [row(m, "write", 4096, 16, 0, 3000.0) | {"numjobs": str(nj), "workload": "jobs",
+                                                           "server_cpu_us_per_io": cpu}
+                   for m, nj, cpu in (("gpspm-busy", 2, 160.0), ("gpspm-busy", 4, 155.0),
+                                      ("gpspm-hub", 2, 90.0), ("gpspm-hub", 4, 40.0), ("apm", 2, 1.0))]
+        md = text_with([row("gpspm-busy", "write", 4096, 16, 0, 3000.0, server_cpu_us_per_io=150.0)]
+                       + several)
+        # gpspm-hub's one client is gpspm-busy's; APM has no server work to name
+        self.assertIn("- **Several clients at once** (4 KiB writes, the server's CPU per I/O in the "
+                      "cost runs, by client jobs): GPSPM busy server 150 us at 1, 160 us at 2, 155 us "
+                      "at 4; GPSPM one-thread server 150 us at 1, 90 us at 2, 40 us at 4.", md)
+        # the single-client regimes stay as they were
+        self.assertIn("APM -25% IOPS, +333 us", md)
+
+    def test_nothing_said_without_jobs_points(self):
+        md, _ = text(plan_rows())
+        self.assertNotIn("Several clients", md)
 
 
 class Suspicious(unittest.TestCase):

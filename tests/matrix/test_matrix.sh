@@ -329,10 +329,25 @@ main() {
 		grep -q 'SERVER_IP} has no value'"
 	check "CLI: --lat-bs none: no latency points" bash -c "'$ROOT/scripts/run_matrix.sh' --quick --dry-run \
 		--methods apm --rw write --lat-bs none --bw-bs 4k --bw-qd 8 --qd 8 | grep -c '^p0' | grep -qx 1"
+	check "CLI: gpspm-hub at the --jobs points above 1, ours only" hub_points
 	durability_checks
 	echo
 	echo -n "matrix: "
 	summary
+}
+
+# gpspm-hub (one server thread for all clients): a point per --jobs value above 1, none
+# for the peer (it has no such server), none at one client (gpspm-busy's point)
+hub_points() {
+	local got
+	got=$("$ROOT/scripts/run_matrix.sh" --quick --dry-run --methods gpspm-busy,gpspm-hub --rw write \
+		--lat-bs none --bw-bs none --qd 8 --bw-qd 8 --jobs 1,2,4 --impl ours,peer |
+		awk '$3 == "gpspm-hub" { print $2, $4, $9 }')
+	[ "$got" = "$(printf 'ours jobs 2\nours jobs 4')" ] || { echo "gpspm-hub points: $got"; return 1; }
+	# with client hosts: from 2 connections on (1 job on 2 hosts, 2 jobs on 1 and 2)
+	got=$(python3 "$MATRIX" plan --preset quick --methods gpspm-hub --rws write --jobs 1,2 --hosts 2 |
+		awk -F'\t' 'NR > 1 { print $9 "x" $10 }' | tr '\n' ' ')
+	[ "$got" = "1x2 2x1 2x2 " ] || { echo "gpspm-hub points with 2 hosts (jobs x hosts): $got"; return 1; }
 }
 
 main "$@"

@@ -15,7 +15,7 @@ LOG_Y_SPAN = 30
 
 # one colour per method on every chart (the raw verbs' limit in black)
 COLORS = {"apm": "#9400d3", "apm-native": "#d55e00", "gpspm-busy": "#009e73", "gpspm-sleep": "#56b4e9",
-          "gpspm-adaptive": "#0072b2", "noflush": "#e69f00", "raw": "#000000"}
+          "gpspm-adaptive": "#0072b2", "gpspm-hub": "#cc79a7", "noflush": "#e69f00", "raw": "#000000"}
 
 
 def chart_fixed(rows, col, preferred):

@@ -18,10 +18,13 @@ METHODS = {
     "gpspm-sleep": "GPSPM, server sleeps on the completion channel",
     "gpspm-adaptive": "GPSPM, server naps then polls, as its requests' pace says "
                       "(busy_wait_polling=adaptive)",
+    "gpspm-hub": "GPSPM, one busy-polling server job (one thread) for all the point's clients "
+                 "(clients_per_job=): at the --jobs and --clients points",
     "noflush": "RDMA write with no flush (not durable): the baseline",
     "raw": "perftest raw verbs (ib_write_lat / ib_read_lat / ib_write_bw): the fabric's limit",
 }
-FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "gpspm-adaptive", "noflush"]
+FIO_METHODS = ["apm", "apm-native", "gpspm-busy", "gpspm-sleep", "gpspm-adaptive", "gpspm-hub",
+               "noflush"]
 KIB = 1024
 # hosts: client hosts running the point at once (run_matrix.sh --clients), each with numjobs;
 # load: the server host's CPUs kept busy that percent of the time meanwhile (--server-load)

@@ -10,9 +10,10 @@ from .aggregate import same_point
 from .common import KIB
 
 # the persistence methods, in the order the sentences name them
-PERSISTENT = ["apm", "apm-native", "gpspm-busy", "gpspm-adaptive", "gpspm-sleep"]
+PERSISTENT = ["apm", "apm-native", "gpspm-busy", "gpspm-adaptive", "gpspm-sleep", "gpspm-hub"]
 LABELS = {"apm": "APM", "apm-native": "APM native FLUSH", "gpspm-busy": "GPSPM busy server",
           "gpspm-adaptive": "GPSPM adaptive server", "gpspm-sleep": "GPSPM sleeping server",
+          "gpspm-hub": "GPSPM one-thread server",
           "noflush": "no-flush", "raw": "raw verbs"}
 # a method this much above the raw verbs' IOPS, or above no-flush's, is suspicious
 ABOVE_LIMIT = 1.05
@@ -171,6 +172,32 @@ def load_lines(rows):
     return lines
 
 
+def clients_lines(rows):
+    """--jobs: each GPSPM server's CPU per I/O (its cost runs) as the clients grow, from
+    the one client of the same point on: a server thread per client keeps it where it is,
+    one thread for all of them (gpspm-hub) takes less per I/O with every client."""
+    several = {(r["method"], r["impl"], r["bs"], r["iodepth"]) for r in rows
+               if r.get("workload") == "jobs" and r["hosts"] == "1" and r["load"] == "0"}
+    parts = []
+    for m, impl, bs, qd in sorted(several, key=lambda k: (PERSISTENT.index(k[0]) if k[0] in PERSISTENT
+                                                          else len(PERSISTENT), k[1])):
+        if not m.startswith("gpspm"):
+            continue
+        # gpspm-hub's one client is gpspm-busy's point (the same server, the same thread)
+        base = "gpspm-busy" if m == "gpspm-hub" else m
+        figs = sorted((int(r["numjobs"]), r["server_cpu_us_per_io"]) for r in rows
+                      if r["impl"] == impl and r["bs"] == bs and r["iodepth"] == qd and r["sync"] == "0"
+                      and r["hosts"] == "1" and r["load"] == "0" and r.get("server_cpu_us_per_io") is not None
+                      and (r["method"] == m or (r["method"] == base and r["numjobs"] == "1")))
+        if figs:
+            parts.append(f"{LABELS.get(m, m)}{' (peer)' if impl == 'peer' else ''} "
+                         + ", ".join(f"{cpu:.0f} us at {n}" for n, cpu in figs))
+    if not parts:
+        return []
+    return ["- **Several clients at once** (4 KiB writes, the server's CPU per I/O in the cost "
+            "runs, by client jobs): " + "; ".join(parts) + "."]
+
+
 def settings_lines(rows, env, options):
     """What the settings measured mean for the figures and for durability."""
     lines = []
@@ -245,7 +272,8 @@ def findings(rows, env, options):
             chart[f"{g.name}\\n{size_words(g.bs)}, iodepth {g.iodepth}"] = figures
     md = ["What persistence costs here, per regime: each method's IOPS and mean latency against "
           "the no-flush baseline at the same point (medians of the runs).", ""]
-    md += (costs or ["- No regime has both a persistence method and a baseline measured."]) + load_lines(rows)
+    md += (costs or ["- No regime has both a persistence method and a baseline measured."]) + load_lines(rows) \
+        + clients_lines(rows)
     md += ["", "The settings measured:", ""] + settings_lines(rows, env, options)
     odd = suspicious_lines(rows)
     md += ["", "Suspicious:" if odd else "Nothing suspicious: no method beat the raw verbs or "

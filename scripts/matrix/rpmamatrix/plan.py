@@ -9,8 +9,11 @@ from .common import FIO_METHODS, METHODS, PLAN_COLUMNS, die, parse_size
 
 # apm-native needs the native build (run_matrix.sh --native): in the default list only then
 NATIVE_ONLY = ["apm-native"]
-# the GPSPM server's third polling mode: measured when named (make bench), not by default
-ASKED_ONLY = ["gpspm-adaptive"]
+# the GPSPM server's third polling mode and its one-thread server: measured when named
+ASKED_ONLY = ["gpspm-adaptive", "gpspm-hub"]
+# methods measured only where several clients run at once: the --jobs points (and with
+# --clients, each with 1..N hosts), not where one client alone would show nothing new
+CLIENTS_ONLY = ["gpspm-hub"]
 PRESETS = {
     # tiny: a smoke test of every method and chart (make test-matrix-vm)
     "quick": dict(repeats=1, settle=0, runtime=1, ramp=0, lat_bs=[4096, 65536], bw_bs=[4096, 65536],
@@ -50,6 +53,8 @@ def make_plan(p, methods, impls=("ours",), hosts=1):
                                    (pt["method"].startswith("gpspm") and pt["rw"] != "write")):
                 continue  # the peer's GPSPM client cannot read
             for h in range(1, (1 if pt["method"] == "raw" else hosts) + 1):
+                if pt["method"] in CLIENTS_ONLY and h * pt["numjobs"] == 1:
+                    continue  # one client: gpspm-busy's point
                 points.append(dict(pt, impl=impl, hosts=h))
     for i, pt in enumerate(points, 1):
         pt["id"] = f"p{i:03d}"
@@ -74,6 +79,10 @@ def make_points(p, methods):
                            sync=sync, numjobs=numjobs, load=0))
 
     for m in methods:
+        if m in CLIENTS_ONLY:
+            for nj in p["jobs"]:
+                add(m, "jobs", "write", 4096, p["bw_qd"], 0, nj)
+            continue
         for rw in p["rws"]:
             for bs in (p["lat_bs"] if rw == "write" else p["read_bs"]):
                 add(m, "lat", rw, bs, 1, 1)
@@ -94,7 +103,8 @@ def load_points(p, methods):
     sweep's depth, once per load level; the plan's own points are at load 0."""
     return [dict(method=m, workload="load", rw="write", bs=4096, iodepth=qd, sync=sync, numjobs=1,
                  load=load)
-            for load in p.get("loads", []) if load > 0 for m in methods if m != "raw"
+            for load in p.get("loads", []) if load > 0 for m in methods
+            if m != "raw" and m not in CLIENTS_ONLY
             for qd, sync in ((1, 1), (p["bw_qd"], 0))]
 
 
@@ -155,8 +165,13 @@ def cmd_plan(args):
     if args.defaults:
         print(" ".join(f"{k}={p[k]}" for k in ("repeats", "settle", "runtime", "ramp")))
         return
+    plan = make_plan(p, methods, impls, args.hosts)
+    for m in set(methods) & set(CLIENTS_ONLY):
+        if not any(pt["method"] == m for pt in plan):
+            die(f"--methods: {m} serves several clients from one server thread: it runs at "
+                "the --jobs points above 1 (e.g. --jobs 1,2,4) or with --clients")
     print("\t".join(PLAN_COLUMNS))
-    for pt in make_plan(p, methods, impls, args.hosts):
+    for pt in plan:
         print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
 
 
