@@ -46,6 +46,11 @@ struct rpmafio_client {
 	struct rpmafio_ring ring; /* posted, in order */
 	struct rpmafio_io **events; /* what getevents returned, for event() */
 	unsigned timeout_ms;
+	/* what reap() waits for (here, not on its stack: the poll loop's callbacks see it) */
+	struct rpmafio_reaping {
+		uint32_t want;		/* I/Os done */
+		uint64_t since;		/* the start of a time without completions (0: none) */
+	} reaping;
 	bool broken;		/* the connection failed: every I/O now fails */
 	int broken_err;		/* an errno for fio */
 

@@ -87,13 +87,20 @@ static inline void chain_begin(struct rpmafio_client *c)
 	(void)rpma_conn_batch_begin(c->conn); /* fails only when one is open: never here */
 }
 
-static inline void chain_end(struct rpmafio_client *c, uint32_t n)
+/* (apart: its message buffer would cost every post a stack guard) */
+static __attribute__((noinline, cold)) void chain_failed(struct rpmafio_client *c, uint32_t n,
+		int ret)
 {
 	char buf[128];
+	rpmafio_io_break(c, EIO, "cannot post %u I/O%s and their flush: %s", n,
+		n == 1 ? "" : "s", rpmafio_rpma_err(ret, buf, sizeof(buf)));
+}
+
+static inline void chain_end(struct rpmafio_client *c, uint32_t n)
+{
 	int ret = rpma_conn_batch_end(c->conn);
 	if (ret && !c->broken)
-		rpmafio_io_break(c, EIO, "cannot post %u I/O%s and their flush: %s", n,
-			n == 1 ? "" : "s", rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		chain_failed(c, n, ret);
 }
 
 static const char *wc_hint(enum ibv_wc_status status)
@@ -139,13 +146,6 @@ static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 			"(opcode %d, wr_id 0x%llx)", (int)wc->opcode, (unsigned long long)wc->wr_id);
 }
 
-/* what reap() waits for */
-struct reaping {
-	struct rpmafio_client *c;
-	uint32_t want;		/* I/Os done */
-	uint64_t since;		/* the start of a time without completions (0: none) */
-};
-
 /* the loop ends once enough I/Os are done, or all of them failed */
 static enum rpmafio_poll_step reaped(const struct rpmafio_client *c, uint32_t want)
 {
@@ -155,17 +155,17 @@ static enum rpmafio_poll_step reaped(const struct rpmafio_client *c, uint32_t wa
 
 static enum rpmafio_poll_step reap_wc(void *arg, const struct ibv_wc *wc, int n)
 {
-	struct reaping *r = arg;
+	struct rpmafio_client *c = arg;
 	for (int i = 0; i < n; i++)
-		process(r->c, &wc[i]);
-	r->since = 0;
-	return reaped(r->c, r->want);
+		process(c, &wc[i]);
+	c->reaping.since = 0;
+	return reaped(c, c->reaping.want);
 }
 
 /* is the server gone? */
 static enum rpmafio_poll_step reap_event(void *arg, enum rpma_conn_event ev)
 {
-	struct rpmafio_client *c = ((struct reaping *)arg)->c;
+	struct rpmafio_client *c = arg;
 	const struct rpmafio_job *job = &c->job;
 
 	if (ev == RPMA_CONN_CLOSED)
@@ -185,8 +185,8 @@ static enum rpmafio_poll_step reap_event(void *arg, enum rpma_conn_event ev)
  */
 static enum rpmafio_poll_step reap_idle(void *arg)
 {
-	struct reaping *r = arg;
-	struct rpmafio_client *c = r->c;
+	struct rpmafio_client *c = arg;
+	struct rpmafio_reaping *r = &c->reaping;
 	const struct rpmafio_job *job = &c->job;
 	const bool stopping = rpmafio_stop_requested(job);
 	uint64_t now = rpmafio_now_ms();
@@ -211,7 +211,7 @@ static enum rpmafio_poll_step reap_idle(void *arg)
 static enum rpmafio_poll_step reap_error(void *arg, const char *call, int ret)
 {
 	char buf[128];
-	rpmafio_io_break(((struct reaping *)arg)->c, EIO, "%s: %s", call,
+	rpmafio_io_break(arg, EIO, "%s: %s", call,
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	return RPMAFIO_POLL_DONE;
 }
@@ -229,12 +229,12 @@ static const struct rpmafio_poll_ops reap_ops = {
  */
 static void reap(struct rpmafio_client *c, uint32_t want)
 {
-	struct reaping r = {.c = c, .want = want};
-
+	c->reaping.want = want;
+	c->reaping.since = 0;
 	if (want == 0)
-		(void) rpmafio_poll_once(&c->poll, &reap_ops, &r);
+		(void) rpmafio_poll_once(&c->poll, &reap_ops, c);
 	else
-		(void) rpmafio_poll_run(&c->poll, &reap_ops, &r);
+		(void) rpmafio_poll_run(&c->poll, &reap_ops, c);
 }
 
 /* a batch without a flush posted: the method may want to know (its order among flushes) */

@@ -165,14 +165,12 @@ static enum rpmafio_poll_step adaptive_wait(struct rpmafio_poll *p, const struct
 enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
 		void *arg)
 {
-	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
 	unsigned spins = 0, batches = 0;
 	enum rpmafio_poll_step r;
 
 	for (;;) {
 		if (p->cq) {
-			int got = 0;
-			int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
+			int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, p->batch, &p->batch_got);
 			if (ret == 0) {
 				if (p->waiting_since_ns) {
 					/* the end of an adaptive wait's sleep on the channel */
@@ -180,7 +178,7 @@ enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p, const struct rpm
 						now_ns() - p->waiting_since_ns);
 					p->waiting_since_ns = 0;
 				}
-				if (ops->wc && (r = ops->wc(arg, wc, got)))
+				if (ops->wc && (r = ops->wc(arg, p->batch, p->batch_got)))
 					return r;
 				/*
 				 * a CQ that never runs dry (a client sending without a

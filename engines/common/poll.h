@@ -63,6 +63,10 @@ struct rpmafio_poll {
 	enum rpmafio_poll_mode mode;
 	struct rpmafio_pace pace;	/* adaptive: what the waits have learned */
 	uint64_t waiting_since_ns;	/* adaptive: a wait that went to the channel */
+	/* the run loop's batch of completions (here, not on its stack: no stack guard
+	 * on every I/O's wait); handed to ops->wc, which must not run the loop again */
+	struct ibv_wc batch[RPMAFIO_POLL_BATCH];
+	int batch_got;
 	struct {
 		uint64_t waits;		/* adaptive waits: the CQ was empty */
 		uint64_t napped;	/* ... that napped first */

@@ -357,6 +357,16 @@ static void stamp_issue(struct thread_data *td, struct rpmafio_io *const *ios, u
 		td->last_issue = now;
 }
 
+/* ... of one I/O, straight into it (no copy through the stack) */
+static void stamp_one(struct thread_data *td, struct io_u *io_u)
+{
+	if (!fio_fill_issue_time(td))
+		return;
+	fio_gettime(&io_u->issue_time, NULL);
+	if (td->o.read_iolog_file)
+		td->last_issue = io_u->issue_time;
+}
+
 static enum fio_q_status client_queue(struct thread_data *td, struct rpmafio_client *c,
 		struct io_u *io_u)
 {
@@ -364,7 +374,7 @@ static enum fio_q_status client_queue(struct thread_data *td, struct rpmafio_cli
 
 	/* sync=1 (and a sync of any kind) completes here: issued now */
 	if (td->o.sync_io || io->dir == RPMAFIO_IO_SYNC || io->dir == RPMAFIO_IO_OTHER)
-		stamp_issue(td, &io, 1);
+		stamp_one(td, io_u);
 	switch (rpmafio_io_queue(c, io)) {
 	case RPMAFIO_IO_QUEUED:
 		return FIO_Q_QUEUED;

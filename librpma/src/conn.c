@@ -66,6 +66,10 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	}
 
 	conn->id = parts->id;
+	/* the QP was created with the interface unless its provider refused it (peer.c) */
+	if (!rpma_post_list_use_qp(conn->post_list, conn->id->qp) && !rpma_peer_refused_qp_ex(peer))
+		RPMA_LOG_ERROR("ibv_qp_to_qp_ex() failed: no extended interface on a QP "
+			"created with it; the connection posts by ibv_post_send() instead");
 	conn->cq = parts->cq;
 	conn->rcq = parts->rcq;
 	conn->rcq_of_srq = parts->rcq_of_srq;
@@ -372,6 +376,7 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 		return 0;
 
 	/* the QP goes first: it refers to the CQs and to the flush buffer's PD */
+	rpma_post_list_abort(conn->post_list); /* a batch left open: the QP's lock back */
 	rdma_destroy_qp(conn->id);
 
 	int ret = rpma_flush_delete(&conn->flush);

@@ -422,10 +422,49 @@ static struct ibv_send_wr *mr_send_wr(struct rpma_post_slot *slot, const struct 
 	return wr;
 }
 
+/*
+ * The extended interface (post_list.h) in a batch: the session started, the
+ * request's context and flags set for the builder the caller calls next, and
+ * rpma_post_list_session_added() after it. NULL: build the request in a slot.
+ */
+static inline struct ibv_qp_ex *mr_ex_begin(struct rpma_post_list *list, int flags,
+		const void *op_context)
+{
+	struct ibv_qp_ex *qpx = rpma_post_list_qp_ex(list);
+	if (qpx == NULL)
+		return NULL;
+	rpma_post_list_session(list);
+	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
+	qpx->wr_flags = rpma_mr_send_flags(flags);
+	return qpx;
+}
+
+/* ... and, after the builder, its local buffer: [offset, offset + len) of mr, or none */
+static inline void mr_ex_sge(struct ibv_qp_ex *qpx, const struct rpma_mr_local *mr, size_t offset,
+		size_t len)
+{
+	if (len == 0)
+		ibv_wr_set_sge_list(qpx, 0, NULL);
+	else
+		ibv_wr_set_sge(qpx, mr->ibv_mr->lkey, (uint64_t)(uintptr_t)mr->ibv_mr->addr + offset,
+			(uint32_t)len);
+}
+
+/* the remote end of a read or write: none for a zero-length one (see mr_remote_set) */
+#define MR_EX_RKEY(mr) ((mr) ? (mr)->rkey : 0)
+#define MR_EX_RADDR(mr, offset) ((mr) ? (mr)->raddr + (offset) : 0)
+
 int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
 		int flags, const void *op_context)
 {
+	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
+	if (qpx) {
+		ibv_wr_rdma_read(qpx, MR_EX_RKEY(src), MR_EX_RADDR(src, src_offset));
+		mr_ex_sge(qpx, dst, dst_offset, len);
+		return rpma_post_list_session_added(list);
+	}
+
 	struct rpma_post_slot local;
 	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), dst, dst_offset, len,
 		IBV_WR_RDMA_READ, flags, op_context);
@@ -438,6 +477,17 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 		const struct rpma_mr_local *src, size_t src_offset, size_t len,
 		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
 {
+	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
+	if (qpx) {
+		if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+			ibv_wr_rdma_write_imm(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset),
+				htonl(imm));
+		else
+			ibv_wr_rdma_write(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset));
+		mr_ex_sge(qpx, src, src_offset, len);
+		return rpma_post_list_session_added(list);
+	}
+
 	struct rpma_post_slot local;
 	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, src_offset, len, opcode,
 		flags, op_context);
@@ -500,6 +550,15 @@ int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct 
 	 * Inlined, the 8 bytes are copied at posting time (no registration
 	 * needed, so lkey 0) and arrive in one packet, placed as one unit.
 	 */
+	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
+	if (qpx) {
+		qpx->wr_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
+		ibv_wr_rdma_write(qpx, dst->rkey, dst->raddr + dst_offset);
+		/* (copied here: the session's doorbell may come later) */
+		ibv_wr_set_inline_data(qpx, (void *)(uintptr_t)src, RPMA_ATOMIC_WRITE_ALIGNMENT);
+		return rpma_post_list_session_added(list);
+	}
+
 	struct rpma_post_slot local;
 	struct rpma_post_slot *slot = mr_slot(list, &local);
 	struct ibv_send_wr *wr = mr_send_wr(slot, NULL, 0, 0, IBV_WR_RDMA_WRITE, flags, op_context);
@@ -517,6 +576,16 @@ int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rp
 		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context)
 {
+	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
+	if (qpx) {
+		if (opcode == IBV_WR_SEND_WITH_IMM)
+			ibv_wr_send_imm(qpx, htonl(imm));
+		else
+			ibv_wr_send(qpx);
+		mr_ex_sge(qpx, src, offset, len);
+		return rpma_post_list_session_added(list);
+	}
+
 	struct rpma_post_slot local;
 	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, offset, len, opcode, flags,
 		op_context);

@@ -22,6 +22,7 @@ struct rpma_peer {
 	bool native_atomic_write;
 	bool native_flush;
 	bool iwarp; /* the device's transport: see rpma_peer_is_iwarp() */
+	bool refused_qp_ex; /* see rpma_peer_refused_qp_ex() */
 };
 
 /* The depth of the SGE lists: every operation moves one contiguous range. */
@@ -128,7 +129,11 @@ int rpma_peer_delete(struct rpma_peer **peer_ptr)
 	return 0;
 }
 
-/* The extended send operations the QP must enable for the native verbs in use. */
+/*
+ * The extended send operations the QP asks for: every opcode librpma posts (so
+ * that it can post them all through ibv_wr_*, post_list.h), and the native verbs
+ * in use.
+ */
 static uint64_t peer_send_ops_flags(const struct rpma_peer *peer)
 {
 	uint64_t flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
@@ -143,6 +148,12 @@ static uint64_t peer_send_ops_flags(const struct rpma_peer *peer)
 		flags |= IBV_QP_EX_WITH_FLUSH;
 #endif
 	return flags;
+}
+
+/* how a provider says it has no extended interface (libibverbs: EOPNOTSUPP) */
+static bool peer_refused_send_ops(int err)
+{
+	return err == EOPNOTSUPP || err == ENOSYS || err == EINVAL;
 }
 
 int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_cq *cq,
@@ -169,14 +180,22 @@ int rpma_peer_setup_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpm
 	attr.cap.max_send_sge = RPMA_PEER_MAX_SGE;
 	attr.cap.max_recv_sge = RPMA_PEER_MAX_SGE;
 	attr.cap.max_inline_data = RPMA_PEER_MAX_INLINE_DATA;
-	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 	attr.pd = peer->pd;
-	if (peer->native_atomic_write || peer->native_flush) {
-		/* without these the QP has no ibv_qp_ex interface for ibv_wr_*() */
-		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		attr.send_ops_flags = peer_send_ops_flags(peer);
-	}
+	/* without these the QP has no ibv_qp_ex interface for ibv_wr_*() */
+	attr.send_ops_flags = peer_send_ops_flags(peer);
 
+	if (rdma_create_qp_ex(id, &attr) == 0)
+		return 0;
+	/*
+	 * A provider without the extended interface (iWARP's siw) refuses it: the
+	 * QP posts by ibv_post_send() then, as it must without the native verbs.
+	 */
+	if (!peer_refused_send_ops(errno) || peer->native_atomic_write || peer->native_flush)
+		return RPMA_PROVIDER_FAILED(errno, "rdma_create_qp_ex");
+	peer->refused_qp_ex = true;
+	attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	attr.send_ops_flags = 0;
 	if (rdma_create_qp_ex(id, &attr))
 		return RPMA_PROVIDER_FAILED(errno, "rdma_create_qp_ex");
 
@@ -254,6 +273,11 @@ bool rpma_peer_has_native_atomic_write(const struct rpma_peer *peer)
 bool rpma_peer_is_iwarp(const struct rpma_peer *peer)
 {
 	return peer->iwarp;
+}
+
+bool rpma_peer_refused_qp_ex(const struct rpma_peer *peer)
+{
+	return peer->refused_qp_ex;
 }
 
 bool rpma_peer_has_native_flush(const struct rpma_peer *peer)

@@ -46,4 +46,11 @@ bool rpma_peer_has_native_flush(const struct rpma_peer *peer);
  */
 bool rpma_peer_is_iwarp(const struct rpma_peer *peer);
 
+/*
+ * The provider refused a QP with the extended posting interface (iWARP's siw):
+ * its QPs are plain ones, posting by ibv_post_send(). Learnt at the first
+ * rpma_peer_setup_qp().
+ */
+bool rpma_peer_refused_qp_ex(const struct rpma_peer *peer);
+
 #endif /* RPMA_PEER_H */

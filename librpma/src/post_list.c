@@ -9,7 +9,9 @@
 
 struct rpma_post_list {
 	bool open;
-	unsigned count;
+	unsigned count;		/* slots collected, or requests of the session */
+	struct ibv_qp_ex *qpx;	/* the extended interface, when the QP has it all */
+	bool in_session;	/* between ibv_wr_start() and its doorbell */
 	struct rpma_post_slot slot[RPMA_POST_LIST_CAPACITY];
 };
 
@@ -59,13 +61,71 @@ static int post_list_ring(struct ibv_qp *qp, struct ibv_send_wr *first)
 		rpma_wr_fields_of_send(bad_wr ? bad_wr : first));
 }
 
+/* The session's doorbell: everything built since ibv_wr_start(), or none of it. */
+static int post_list_session_ring(struct rpma_post_list *list)
+{
+	list->in_session = false;
+	list->count = 0;
+	int ret = ibv_wr_complete(list->qpx);
+	return ret ? RPMA_PROVIDER_FAILED(ret, "ibv_wr_complete") : 0;
+}
+
 int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp)
 {
 	if (list == NULL || list->count == 0)
 		return 0;
+	if (list->in_session)
+		return post_list_session_ring(list);
 	/* emptied whatever happens: a failed chain is not posted twice */
 	list->count = 0;
 	return post_list_ring(qp, &list->slot[0].wr);
+}
+
+bool rpma_post_list_use_qp(struct rpma_post_list *list, struct ibv_qp *qp)
+{
+	if (qp == NULL)
+		return true;
+	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
+	if (qpx == NULL)
+		return false;
+	/* a provider sets the builders of the opcodes the QP was created with */
+	if (qpx->wr_rdma_write && qpx->wr_rdma_write_imm && qpx->wr_rdma_read &&
+			qpx->wr_send && qpx->wr_send_imm && qpx->wr_set_sge &&
+			qpx->wr_set_sge_list && qpx->wr_set_inline_data && qpx->wr_start &&
+			qpx->wr_complete && qpx->wr_abort)
+		list->qpx = qpx;
+	return true;
+}
+
+struct ibv_qp_ex *rpma_post_list_qp_ex(const struct rpma_post_list *list)
+{
+	/*
+	 * Only while collecting: a batch has one thread (post_list.h); operations
+	 * outside one may come from many threads at once and post each by itself.
+	 */
+	return list && list->open ? list->qpx : NULL;
+}
+
+void rpma_post_list_session(struct rpma_post_list *list)
+{
+	if (list->in_session)
+		return;
+	ibv_wr_start(list->qpx);
+	list->in_session = true;
+}
+
+int rpma_post_list_session_added(struct rpma_post_list *list)
+{
+	return ++list->count < RPMA_POST_LIST_CAPACITY ? 0 : post_list_session_ring(list);
+}
+
+void rpma_post_list_abort(struct rpma_post_list *list)
+{
+	if (list == NULL || !list->in_session)
+		return;
+	ibv_wr_abort(list->qpx);
+	list->in_session = false;
+	list->count = 0;
 }
 
 struct rpma_post_slot *rpma_post_list_slot(struct rpma_post_list *list)

@@ -4,7 +4,8 @@
  * rpma_conn_batch_begin() and rpma_conn_batch_end() a connection's operations
  * are chained here and handed to the device with one ibv_post_send() (on
  * Soft-RoCE one system call, on an RNIC one doorbell write) instead of one
- * each. Hot path: no allocation, no lock, no log on success.
+ * each. Hot path: no allocation, no lock, no log on success (the provider's
+ * own send-queue lock aside).
  */
 #ifndef RPMA_POST_LIST_H
 #define RPMA_POST_LIST_H
@@ -57,5 +58,37 @@ int rpma_post_list_drain(struct rpma_post_list *list, struct ibv_qp *qp);
  * posting fails: the requests from the failed one on are dropped).
  * RPMA_E_INVAL when not collecting, RPMA_E_PROVIDER. */
 int rpma_post_list_close(struct rpma_post_list *list, struct ibv_qp *qp);
+
+/*
+ * The provider's extended posting interface (ibv_wr_*): when the QP has it for
+ * every opcode collected here, a batch's requests are written straight into the
+ * send queue instead of being built as ibv_send_wr for ibv_post_send() to
+ * convert and copy (on Soft-RoCE about a third of a request's instructions),
+ * and the list keeps only how many are pending. A QP without it, or with only
+ * some of its builders, keeps the slots above; so does every operation outside
+ * a batch. Called once, before any posting. False when ibv_qp_to_qp_ex() gives
+ * the QP no extended interface at all.
+ */
+bool rpma_post_list_use_qp(struct rpma_post_list *list, struct ibv_qp *qp);
+
+/* While collecting, the QP's extended interface; else NULL: build in a slot. */
+struct ibv_qp_ex *rpma_post_list_qp_ex(const struct rpma_post_list *list);
+
+/*
+ * Before building one request through it: the list's posting session started
+ * (ibv_wr_start: the provider's send-queue lock is held until the session's
+ * doorbell).
+ */
+void rpma_post_list_session(struct rpma_post_list *list);
+
+/*
+ * After building it: it waits for the doorbell of rpma_post_list_drain() /
+ * _close(), unless it is the session's RPMA_POST_LIST_CAPACITY-th: then it
+ * rings now. 0 or RPMA_E_PROVIDER (nothing of the session posted).
+ */
+int rpma_post_list_session_added(struct rpma_post_list *list);
+
+/* A session left open (a connection deleted in a batch): dropped, nothing posted. */
+void rpma_post_list_abort(struct rpma_post_list *list);
 
 #endif /* RPMA_POST_LIST_H */

@@ -45,6 +45,17 @@ for r in csv.DictReader(open(sys.argv[1])):
         print(r[sys.argv[3]])' "$OUT/results.csv" "$1" "$2"
 }
 
+# how many of a run's post calls went by the extended interface: all, none or some
+extended_posts() {
+	python3 -c 'import json, sys
+posts = ex = 0
+for line in open(sys.argv[1]):
+    c = json.loads(line)
+    posts += c["post_send_calls"]
+    ex += c.get("wr_complete_calls", 0)
+print("none" if ex == 0 else "all" if ex == posts else "some")' "$1" 2>/dev/null || echo "no count"
+}
+
 # is $1 within [$2, $3]?
 within() {
 	python3 -c 'import sys; v, lo, hi = map(float, sys.argv[1:]); sys.exit(not lo <= v <= hi)' "$@"
@@ -99,6 +110,12 @@ while IFS=$'\t' read -r id impl method _ rw bs qd sync _; do
 			within "${v:-nan}" "$lo" "$hi" ||
 				fail "point $id ($label 4k sync write): $col is '$v', not in [$lo, $hi]"
 		done
+		# rxe has the extended interface: ours rings with ibv_wr_complete(), the peer never
+		ex=$(extended_posts "$OUT/runs/$id-cost.client.verbs.json")
+		want="all"
+		[ "$impl" = ours ] || want="none"
+		[ "$ex" = "$want" ] ||
+			fail "point $id ($label 4k sync write): $ex of its posts by ibv_wr_complete(), not $want"
 	fi
 done < <(tail -n +2 "$OUT/plan.tsv" 2>/dev/null)
 [ "$peers" -gt 0 ] || fail "the plan has no point of the peer"

@@ -10,7 +10,11 @@
  * ibv_post_send() and friends are inline functions that jump through the
  * context's ops table, so they cannot be interposed by name: the library wraps
  * ibv_open_device() instead and puts counting wrappers into the table of every
- * context it opens. At exit the counts go, as one JSON object, to the file
+ * context it opens. A QP created with the extended interface (ibv_wr_*) gets
+ * counting wrappers in its own table too: each ibv_wr_complete() is a post
+ * call, each request built by ibv_wr_rdma_write/_write_imm/_rdma_read/_send/
+ * _send_imm a work request (the native ATOMIC WRITE and FLUSH builders are not
+ * wrapped: their requests are not counted, their doorbells are). At exit the counts go, as one JSON object, to the file
  * named by RPMAFIO_VERBS_COUNT (appended: several processes may share it).
  */
 
@@ -27,7 +31,8 @@
 #include <infiniband/verbs.h>
 
 struct verbs_counts {
-	atomic_ulong post_send_calls;
+	atomic_ulong post_send_calls;	/* ibv_wr_complete() calls too */
+	atomic_ulong wr_complete_calls;	/* ... of which the extended interface's */
 	atomic_ulong send_wrs;
 	atomic_ulong post_recv_calls;
 	atomic_ulong recv_wrs;
@@ -47,6 +52,14 @@ static struct {
 	int (*post_srq_recv)(struct ibv_srq *, struct ibv_recv_wr *, struct ibv_recv_wr **);
 	int (*poll_cq)(struct ibv_cq *, int, struct ibv_wc *);
 	int (*req_notify_cq)(struct ibv_cq *, int);
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *, struct ibv_qp_init_attr_ex *);
+	/* the extended interface's, from the first extended QP */
+	int (*wr_complete)(struct ibv_qp_ex *);
+	void (*wr_rdma_write)(struct ibv_qp_ex *, uint32_t, uint64_t);
+	void (*wr_rdma_write_imm)(struct ibv_qp_ex *, uint32_t, uint64_t, __be32);
+	void (*wr_rdma_read)(struct ibv_qp_ex *, uint32_t, uint64_t);
+	void (*wr_send)(struct ibv_qp_ex *);
+	void (*wr_send_imm)(struct ibv_qp_ex *, __be32);
 } provider;
 
 static pthread_mutex_t provider_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -114,18 +127,101 @@ static int counting_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return provider.req_notify_cq(cq, solicited_only);
 }
 
+static void count_send_wr(void)
+{
+	atomic_fetch_add_explicit(&counts.send_wrs, 1, memory_order_relaxed);
+}
+
+static int counting_wr_complete(struct ibv_qp_ex *qpx)
+{
+	atomic_fetch_add_explicit(&counts.post_send_calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&counts.wr_complete_calls, 1, memory_order_relaxed);
+	return provider.wr_complete(qpx);
+}
+
+static void counting_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
+{
+	count_send_wr();
+	provider.wr_rdma_write(qpx, rkey, addr);
+}
+
+static void counting_wr_rdma_write_imm(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr,
+		__be32 imm)
+{
+	count_send_wr();
+	provider.wr_rdma_write_imm(qpx, rkey, addr, imm);
+}
+
+static void counting_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t addr)
+{
+	count_send_wr();
+	provider.wr_rdma_read(qpx, rkey, addr);
+}
+
+static void counting_wr_send(struct ibv_qp_ex *qpx)
+{
+	count_send_wr();
+	provider.wr_send(qpx);
+}
+
+static void counting_wr_send_imm(struct ibv_qp_ex *qpx, __be32 imm)
+{
+	count_send_wr();
+	provider.wr_send_imm(qpx, imm);
+}
+
+/* (the process's libibverbs, found when the first QP is made: this library links none) */
+static struct ibv_qp_ex *qp_ex_of(struct ibv_qp *qp)
+{
+	static struct ibv_qp_ex *(*to_qp_ex)(struct ibv_qp *);
+	if (!to_qp_ex)
+		to_qp_ex = (struct ibv_qp_ex *(*)(struct ibv_qp *))dlsym(RTLD_DEFAULT,
+			"ibv_qp_to_qp_ex");
+	return to_qp_ex ? to_qp_ex(qp) : NULL;
+}
+
+/* one builder: the provider's remembered (the first QP's), ours put in its place */
+#define WRAP_BUILDER(qpx, name) do { \
+		if ((qpx)->name && (qpx)->name != counting_##name) { \
+			if (!provider.name) \
+				provider.name = (qpx)->name; \
+			(qpx)->name = counting_##name; \
+		} \
+	} while (0)
+
+static struct ibv_qp *counting_create_qp_ex(struct ibv_context *ctx,
+		struct ibv_qp_init_attr_ex *attr)
+{
+	struct ibv_qp *qp = provider.create_qp_ex(ctx, attr);
+	struct ibv_qp_ex *qpx = qp ? qp_ex_of(qp) : NULL;
+
+	if (!qpx)
+		return qp;
+	pthread_mutex_lock(&provider_lock);
+	WRAP_BUILDER(qpx, wr_complete);
+	WRAP_BUILDER(qpx, wr_rdma_write);
+	WRAP_BUILDER(qpx, wr_rdma_write_imm);
+	WRAP_BUILDER(qpx, wr_rdma_read);
+	WRAP_BUILDER(qpx, wr_send);
+	WRAP_BUILDER(qpx, wr_send_imm);
+	pthread_mutex_unlock(&provider_lock);
+	return qp;
+}
+
 /* Remember the provider's entries (the first context's) and put ours in. */
 static void wrap_context(struct ibv_context *ctx)
 {
 	struct ibv_context_ops *ops = &ctx->ops;
 
 	pthread_mutex_lock(&provider_lock);
+	struct verbs_context *vctx = verbs_get_ctx(ctx);
 	if (!provider.post_send) {
 		provider.post_send = ops->post_send;
 		provider.post_recv = ops->post_recv;
 		provider.post_srq_recv = ops->post_srq_recv;
 		provider.poll_cq = ops->poll_cq;
 		provider.req_notify_cq = ops->req_notify_cq;
+		provider.create_qp_ex = vctx ? vctx->create_qp_ex : NULL;
 	} else if (ops->post_send != provider.post_send &&
 			ops->post_send != counting_post_send) {
 		/* a second provider: its calls would go to the first one's code */
@@ -144,6 +240,8 @@ static void wrap_context(struct ibv_context *ctx)
 		ops->poll_cq = counting_poll_cq;
 	if (ops->req_notify_cq)
 		ops->req_notify_cq = counting_req_notify_cq;
+	if (vctx && vctx->create_qp_ex && provider.create_qp_ex)
+		vctx->create_qp_ex = counting_create_qp_ex;
 	atomic_fetch_add_explicit(&counts.contexts, 1, memory_order_relaxed);
 }
 
@@ -178,11 +276,12 @@ __attribute__((destructor)) static void write_counts(void)
 		return;
 	len = snprintf(line, sizeof(line),
 		"{\"pid\": %d, \"contexts\": %lu, \"mixed_providers\": %d, "
-		"\"post_send_calls\": %lu, \"send_wrs\": %lu, "
+		"\"post_send_calls\": %lu, \"wr_complete_calls\": %lu, \"send_wrs\": %lu, "
 		"\"post_recv_calls\": %lu, \"recv_wrs\": %lu, "
 		"\"poll_calls\": %lu, \"completions\": %lu, \"notify_calls\": %lu}\n",
 		(int)getpid(), atomic_load(&counts.contexts), mixed_providers,
-		atomic_load(&counts.post_send_calls), atomic_load(&counts.send_wrs),
+		atomic_load(&counts.post_send_calls), atomic_load(&counts.wr_complete_calls),
+		atomic_load(&counts.send_wrs),
 		atomic_load(&counts.post_recv_calls), atomic_load(&counts.recv_wrs),
 		atomic_load(&counts.poll_calls), atomic_load(&counts.completions),
 		atomic_load(&counts.notify_calls));

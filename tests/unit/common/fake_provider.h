@@ -42,6 +42,13 @@ struct fake_device {
 	bool has_query_device_ex;     /* else the legacy path is taken */
 	bool has_advise_mr;
 	enum ibv_transport_type transport; /* the device's (0: IBV_TRANSPORT_IB, also RoCE) */
+	/*
+	 * The extended interface's builders of reads, writes and sends (ibv_wr_*),
+	 * as rxe and mlx5 have them: what a session builds is recorded as if one
+	 * ibv_post_send() had carried it (fake_posted.send_chain) when
+	 * ibv_wr_complete() rings, under "ibv_wr_complete" for fake_fail().
+	 */
+	bool has_wr_data_ops;
 };
 extern struct fake_device fake_device;
 

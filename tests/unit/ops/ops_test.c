@@ -29,6 +29,9 @@
 #define ALL_FLUSH (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
 #define IMM 0x12345678u
 
+/* the provider call that rings an operation outside a batch */
+static const char *post_call = "ibv_post_send";
+
 static struct {
 	struct rpma_peer *peer;
 	struct rdma_cm_id *id;
@@ -83,7 +86,21 @@ static int setup_for(bool native)
 	fake_reset();
 	memset(&fx, 0, sizeof(fx));
 	test_log_record_start();
+	post_call = "ibv_post_send";
 	conn_make(native);
+	return 0;
+}
+
+/* a QP with the extended interface for every opcode (rxe, mlx5): ibv_wr_* posting */
+static int setup_ex(void **state)
+{
+	(void)state;
+	fake_reset();
+	memset(&fx, 0, sizeof(fx));
+	test_log_record_start();
+	fake_device.has_wr_data_ops = true;
+	post_call = "ibv_post_send"; /* outside a batch: operations may come from many threads */
+	conn_make(false);
 	return 0;
 }
 
@@ -279,12 +296,12 @@ static void atomic_write_emulated(void **state)
 	assert_int_equal(wr->opcode, IBV_WR_RDMA_WRITE);
 	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
 	assert_int_equal(wr->num_sge, 1);
-	assert_int_equal(fake_posted.send_sge.addr, addr_of(value));
+	assert_memory_equal((const void *)(uintptr_t)fake_posted.send_sge.addr, value, 8);
 	assert_int_equal(fake_posted.send_sge.length, 8);
 	assert_int_equal(wr->wr.rdma.remote_addr, addr_of(fx.rbuf + 16));
 	assert_int_equal(wr->wr_id, addr_of(&fx.ctx));
 
-	fake_fail("ibv_post_send", 1, EIO);
+	fake_fail(post_call, 1, EIO);
 	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, value,
 		RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
 }
@@ -444,7 +461,7 @@ static void flush_emulated_posts_a_read(void **state)
 	assert_int_equal(fake_posted.send_sge.length, 8); /* a few bytes are enough */
 	assert_int_equal(fake_posted.send_wr.send_flags, 0);
 
-	fake_fail("ibv_post_send", 1, EIO);
+	fake_fail(post_call, 1, EIO);
 	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
 		RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
 }
@@ -512,10 +529,10 @@ static void send_posts(void **state)
 	assert_int_equal(fake_posted.send_wr.num_sge, 0);
 	assert_int_equal(fake_posted.count, 4);
 
-	fake_fail("ibv_post_send", 1, EIO);
+	fake_fail(post_call, 1, EIO);
 	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL),
 		RPMA_E_PROVIDER);
-	fake_fail("ibv_post_send", 1, EIO);
+	fake_fail(post_call, 1, EIO);
 	assert_int_equal(rpma_send_with_imm(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS,
 		IMM, NULL), RPMA_E_PROVIDER);
 }
@@ -690,16 +707,22 @@ static void batch_misuse_and_failure(void **state)
 }
 
 /* the emulated atomic write inlines its bytes: it rings at once, with what came before */
-static void batch_emulated_atomic_write_rings_with_the_chain(void **state)
+/* a batch of a write and an emulated atomic write of BYTES (value's) */
+static void batch_write_and_atomic_write(char bytes[8])
 {
-	(void)state;
-	char bytes[8];
-	memcpy(bytes, value, sizeof(bytes));
+	memcpy(bytes, value, 8);
 	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
 	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
 		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
 	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 64, bytes,
 		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
+}
+
+static void batch_emulated_atomic_write_rings_with_the_chain(void **state)
+{
+	(void)state;
+	char bytes[8];
+	batch_write_and_atomic_write(bytes);
 	assert_int_equal(fake_posted.count, 1);
 	assert_int_equal(fake_posted.send_chain_len, 2);
 	assert_int_equal(fake_posted.send_chain[0].opcode, IBV_WR_RDMA_WRITE);
@@ -751,7 +774,119 @@ static void batch_native_atomic_write_keeps_order(void **state)
 	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
 }
 
+/* ---- the extended interface (ibv_wr_*): sessions instead of slots ---- */
+
+/* ibv_qp_to_qp_ex() failing for a QP created with the interface: said, and posted the other way */
+static int setup_ex_lost(void **state)
+{
+	(void)state;
+	fake_reset();
+	memset(&fx, 0, sizeof(fx));
+	test_log_record_start();
+	fake_device.has_wr_data_ops = true;
+	post_call = "ibv_post_send";
+	fake_fail("ibv_qp_to_qp_ex", 1, EIO);
+	conn_make(false);
+	return 0;
+}
+
+static void ex_lost_posts_by_post_send(void **state)
+{
+	(void)state;
+	test_log_assert_line("ibv_qp_to_qp_ex() failed: no extended interface on a QP created "
+		"with it; the connection posts by ibv_post_send() instead");
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_calls("ibv_post_send"), 1);
+	assert_int_equal(fake_calls("ibv_wr_start"), 0);
+}
+
+/* outside a batch every operation posts by itself, as in librpma 1.x */
+static void ex_outside_a_batch_posts_by_post_send(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_calls("ibv_post_send"), 2);
+	assert_int_equal(fake_calls("ibv_wr_start"), 0);
+}
+
+/* the emulated atomic write's bytes are copied as it is built: no early doorbell */
+static void ex_batch_inline_bytes_copied_at_once(void **state)
+{
+	(void)state;
+	char bytes[8];
+	batch_write_and_atomic_write(bytes);
+	memset(bytes, 0, sizeof(bytes)); /* the caller's buffer may change at once */
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 2);
+	assert_int_equal(fake_posted.send_chain[1].send_flags,
+		IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
+	assert_memory_equal((const void *)(uintptr_t)fake_posted.send_chain[1].sg_list[0].addr,
+		value, 8);
+	assert_int_equal(fake_calls("ibv_wr_start"), 1);
+	assert_int_equal(fake_calls("ibv_post_send"), 0);
+}
+
+/* a failed doorbell posts none of the session, names the call and closes the batch */
+static void ex_batch_failure(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	fake_fail("ibv_wr_complete", 1, EAGAIN);
+	errno = 0;
+	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EAGAIN);
+	test_log_assert_line("ibv_wr_complete() failed: EAGAIN");
+	assert_int_equal(fake_posted.count, 0);
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0); /* closed by the failure */
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	/* and the next operation starts a session of its own */
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 1);
+}
+
+/* a session rings once it holds a list's worth, then goes on: 65 requests, 2 doorbells */
+static void ex_batch_rings_when_full(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	for (int i = 0; i < 65; i++)
+		assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+			RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.send_chain_len, 64);
+	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
+	assert_int_equal(fake_posted.count, 2);
+	assert_int_equal(fake_posted.send_chain_len, 1);
+	assert_int_equal(fake_calls("ibv_wr_start"), 2);
+}
+
+/* a connection deleted in an open batch gives the provider its lock back, posting nothing */
+static void ex_delete_in_an_open_batch(void **state)
+{
+	(void)state;
+	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
+	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
+		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
+	assert_int_equal(rpma_mr_remote_delete(&fx.remote), 0);
+	assert_int_equal(rpma_mr_dereg(&fx.local), 0);
+	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
+	assert_int_equal(fake_calls("ibv_wr_abort"), 1);
+	assert_int_equal(fake_posted.count, 0);
+}
+
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TEST_EX(fn) cmocka_unit_test_setup_teardown(fn, setup_ex, teardown)
 #define TEST_NATIVE(fn) cmocka_unit_test_setup_teardown(fn, setup_native, teardown)
 #define TEST_IWARP(fn) cmocka_unit_test_setup_teardown(fn, setup_iwarp, teardown)
 
@@ -785,6 +920,15 @@ int main(void)
 		TEST(batch_slots_carry_nothing_over),
 		TEST(batch_misuse_and_failure),
 		TEST_NATIVE(batch_native_atomic_write_keeps_order),
+		/* a QP with the extended interface: a batch's requests through it */
+		TEST_EX(ex_outside_a_batch_posts_by_post_send),
+		TEST_EX(batch_write_and_flush_ring_once),
+		TEST_EX(batch_slots_carry_nothing_over),
+		TEST_EX(ex_batch_inline_bytes_copied_at_once),
+		TEST_EX(ex_batch_failure),
+		TEST_EX(ex_batch_rings_when_full),
+		TEST_EX(ex_delete_in_an_open_batch),
+		cmocka_unit_test_setup_teardown(ex_lost_posts_by_post_send, setup_ex_lost, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

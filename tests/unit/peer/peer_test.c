@@ -283,10 +283,44 @@ static void setup_qp_plain(void **state)
 	assert_ptr_equal(a->send_cq, rpma_cq_get_ibv_cq(env.cq));
 	assert_ptr_equal(a->recv_cq, rpma_cq_get_ibv_cq(env.cq));
 	assert_null(a->srq);
-	assert_int_equal(a->comp_mask, IBV_QP_INIT_ATTR_PD);
+	/* every opcode librpma posts, for the extended interface (ibv_wr_*) */
+	assert_int_equal(a->comp_mask, IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS);
+	assert_int_equal(a->send_ops_flags, IBV_QP_EX_WITH_RDMA_WRITE |
+		IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+		IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ);
 	assert_non_null(a->pd);
-	/* without native operations the QP has no extended interface */
+	assert_non_null(ibv_qp_to_qp_ex(env.id->qp));
+	assert_int_equal(fake_calls("rdma_create_qp"), 1);
+	qp_env_delete(&env);
+}
+
+/* A provider without the extended interface (siw: EOPNOTSUPP): a plain QP instead. */
+static void setup_qp_without_extended_interface(void **state)
+{
+	(void)state;
+	struct qp_env env;
+	qp_env_new(&env);
+	fake_fail("rdma_create_qp", 1, EOPNOTSUPP);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, env.cfg), 0);
+	assert_int_equal(fake_calls("rdma_create_qp"), 2);
+	assert_int_equal(fake_last_qp_attr.comp_mask, IBV_QP_INIT_ATTR_PD);
 	assert_null(ibv_qp_to_qp_ex(env.id->qp));
+	assert_int_equal(errors, 0);
+	qp_env_delete(&env);
+}
+
+/* Any other failure is the QP's: not tried again, and named. */
+static void setup_qp_other_failure_not_retried(void **state)
+{
+	(void)state;
+	struct qp_env env;
+	qp_env_new(&env);
+	fake_fail("rdma_create_qp", 1, ENOMEM);
+	assert_int_equal(rpma_peer_setup_qp(env.peer, env.id, env.cq, NULL, NULL, env.cfg),
+		RPMA_E_PROVIDER);
+	assert_int_equal(fake_calls("rdma_create_qp"), 1);
+	assert_null(env.id->qp);
+	assert_non_null(strstr(logged, "rdma_create_qp_ex"));
 	qp_env_delete(&env);
 }
 
@@ -473,6 +507,8 @@ int main(void)
 		T(delete_dealloc_pd_fails),
 		T(setup_qp_invalid_arguments),
 		T(setup_qp_plain),
+		T(setup_qp_without_extended_interface),
+		T(setup_qp_other_failure_not_retried),
 		T(setup_qp_with_rcq),
 		T(setup_qp_with_srq),
 		T(setup_qp_native_atomic_write),
