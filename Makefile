@@ -54,7 +54,10 @@ RDMA_CORE ?=
 BUILD := $(if $(RDMA_CORE),build/native,build)
 PROVIDER_CFLAGS := $(if $(RDMA_CORE),-I$(RDMA_CORE)/include)
 # Never -march=native: the binaries also run inside a TCG guest without AVX-512.
-OPTFLAGS ?= -O2 -g
+# -O3: its inlining limits let an I/O's path (engine, library, the method's hooks) fold
+# into a few functions; at -O2 the APM client took 811 instructions per I/O instead of
+# 722 (callgrind, 4 KiB sync writes: docs/benchmarks-findings.md).
+OPTFLAGS ?= -O3 -g
 # Link-time optimisation of the library and the engines: an I/O crosses a dozen small
 # functions in as many objects (the engine, ops.c, mr.c, post_list.c, flush.c, cq.c) and
 # their calls were a measurable share of its instructions (docs/BENCHMARKS.md). Fat
@@ -131,7 +134,7 @@ TEST_VARIANT :=
 TEST_FLAGS := -O0
 endif
 TBUILD := $(BUILD)/test$(TEST_VARIANT)
-TEST_CFLAGS := $(filter-out -O2 -fvisibility=hidden,$(BASE_CFLAGS)) -g $(TEST_FLAGS) \
+TEST_CFLAGS := $(filter-out -O% -fvisibility=hidden,$(BASE_CFLAGS)) -g $(TEST_FLAGS) \
 	-include $(PROBE_H) -Itests/unit/common
 TEST_LDFLAGS := $(TEST_FLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 

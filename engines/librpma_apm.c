@@ -187,33 +187,45 @@ static __attribute__((noinline, cold)) int apm_flush_failed(struct rpmafio_clien
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
 }
 
-static int apm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+/* the unsignalled native FLUSHes over [offset, offset + ahead), whole pieces, in order */
+static __attribute__((noinline)) int apm_flush_ahead(struct rpmafio_client *c, uint64_t offset,
+	uint64_t ahead, struct rpmafio_io *last)
+{
+	struct apm_client *a = c->priv;
+	for (uint64_t at = offset; at < offset + ahead; at += APM_NATIVE_FLUSH_MAX) {
+		int ret = rpma_flush(c->conn, c->server_mr, at, APM_NATIVE_FLUSH_MAX, a->flush_type,
+			RPMA_F_COMPLETION_ON_ERROR, last);
+		if (ret)
+			return apm_flush_failed(c, APM_NATIVE_FLUSH_MAX, at, ret);
+		a->unsignalled_flushes++;
+	}
+	return 0;
+}
+
+inline int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 	struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
-	const uint64_t piece_max = a->path == RPMAFIO_FLUSH_NATIVE ? APM_NATIVE_FLUSH_MAX : len;
-	uint64_t at = offset, left = len;
 
-	for (;;) {
-		const bool final = left <= piece_max;
-		const uint64_t piece = final ? left : piece_max;
-		int ret = rpma_flush(c->conn, c->server_mr, at, piece, a->flush_type,
-			final ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR, last);
-		if (ret)
-			return apm_flush_failed(c, piece, at, ret);
-		if (final)
-			break;
-		a->unsignalled_flushes++;
-		at += piece;
-		left -= piece;
+	if (a->path == RPMAFIO_FLUSH_NATIVE && len > APM_NATIVE_FLUSH_MAX) {
+		/* all but the last piece, which is 1 to APM_NATIVE_FLUSH_MAX bytes */
+		const uint64_t ahead = (len - 1) / APM_NATIVE_FLUSH_MAX * APM_NATIVE_FLUSH_MAX;
+		if (apm_flush_ahead(c, offset, ahead, last))
+			return -1;
+		offset += ahead;
+		len -= ahead;
 	}
+	int ret = rpma_flush(c->conn, c->server_mr, offset, len, a->flush_type,
+		RPMA_F_COMPLETION_ALWAYS, last);
+	if (ret)
+		return apm_flush_failed(c, len, offset, ret);
 	a->flushes++;
 	return 0;
 }
 
 /* every signalled operation carries the I/O it completes as its context */
-static enum rpmafio_completion apm_completion(struct rpmafio_client *c, const struct ibv_wc *wc,
-	struct rpmafio_io **last)
+inline enum rpmafio_completion rpmafio_method_completion(struct rpmafio_client *c,
+	const struct ibv_wc *wc, struct rpmafio_io **last)
 {
 	if (wc->opcode == APM_WC_FLUSH) {
 		struct apm_client *a = c->priv;
@@ -261,8 +273,6 @@ const struct rpmafio_method rpmafio_engine_method = {
 	.name = rpmafio_engine_name,
 	.client = {
 		.init = apm_client_init,
-		.flush = apm_flush,
-		.completion = apm_completion,
 		.finish = apm_client_finish,
 		.cleanup = apm_client_cleanup,
 	},

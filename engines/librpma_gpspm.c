@@ -684,7 +684,7 @@ static int gpspm_client_init(struct rpmafio_client *c)
 }
 
 /* One flush request after the batch's writes; the batch completes with its response. */
-static int gpspm_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+inline int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 	struct rpmafio_io *last)
 {
 	struct gpspm_client *g = c->priv;
@@ -767,7 +767,7 @@ static const char *gpspm_failure_hint(const struct rpmafio_client *c, const stru
 		STRINGIFY(GPSPM_MSG_MAX) "-byte receive buffer?";
 }
 
-static enum rpmafio_completion gpspm_completion(struct rpmafio_client *c,
+inline enum rpmafio_completion rpmafio_method_completion(struct rpmafio_client *c,
 		const struct ibv_wc *wc, struct rpmafio_io **last)
 {
 	struct gpspm_client *g = c->priv;
@@ -883,9 +883,7 @@ const struct rpmafio_method rpmafio_engine_method = {
 	.name = rpmafio_engine_name,
 	.client = {
 		.init = gpspm_client_init,
-		.flush = gpspm_flush,
 		.signalled = gpspm_signalled,
-		.completion = gpspm_completion,
 		.failure_hint = gpspm_failure_hint,
 		.finish = gpspm_client_finish,
 		.cleanup = gpspm_client_cleanup,

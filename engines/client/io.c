@@ -13,6 +13,16 @@
 /* how long a stopping job waits for the I/Os in flight (fio: stop within a second) */
 #define STOP_WAIT_MS 500
 
+/*
+ * The steps of every I/O's path, inlined whatever the compiler's limits (they
+ * run once per I/O; as calls they cost ~40 instructions of the APM client's
+ * ~720 at depth 1: docs/benchmarks-findings.md)
+ */
+#define IO_PATH static inline __attribute__((always_inline))
+
+/* the method's other client hooks (its I/O path's two are functions: method.h) */
+#define METHOD (rpmafio_engine_method.client)
+
 int rpmafio_io_init(struct rpmafio_client *c)
 {
 	struct rpmafio_job *job = &c->job;
@@ -60,7 +70,7 @@ void rpmafio_io_break(struct rpmafio_client *c, int err, const char *fmt, ...)
 }
 
 /* Post one read or write with the given completion flags. */
-static inline int post_io(struct rpmafio_client *c, struct rpmafio_io *io, int flags)
+IO_PATH int post_io(struct rpmafio_client *c, struct rpmafio_io *io, int flags)
 {
 	size_t local = (size_t)((char *)io->buf - c->buf_base);
 	if (io->dir == RPMAFIO_IO_WRITE)
@@ -70,7 +80,8 @@ static inline int post_io(struct rpmafio_client *c, struct rpmafio_io *io, int f
 		io->len, flags, io);
 }
 
-static void post_failed(struct rpmafio_client *c, const struct rpmafio_io *io, int ret)
+static __attribute__((noinline, cold)) void post_failed(struct rpmafio_client *c,
+		const struct rpmafio_io *io, int ret)
 {
 	char buf[128];
 	rpmafio_io_break(c, EIO, "cannot post an RDMA %s of %llu bytes at offset %llu: %s",
@@ -122,28 +133,40 @@ static const char *wc_hint(enum ibv_wc_status status)
 	}
 }
 
+/* (the failures apart, cold: the I/O path's completions are inlined without them) */
+static __attribute__((noinline, cold)) void failed_wc(struct rpmafio_client *c,
+		const struct ibv_wc *wc)
+{
+	if (c->broken)
+		return;
+	const char *hint = METHOD.failure_hint ? METHOD.failure_hint(c, wc) : NULL;
+	rpmafio_io_break(c, EIO, "an RDMA operation failed: %s (%s)",
+		ibv_wc_status_str(wc->status), hint ? hint : wc_hint(wc->status));
+}
+
+static __attribute__((noinline, cold)) void unknown_wc(struct rpmafio_client *c,
+		const struct ibv_wc *wc)
+{
+	rpmafio_io_break(c, EIO, "a completion for no request in flight (opcode %d, wr_id 0x%llx)",
+		(int)wc->opcode, (unsigned long long)wc->wr_id);
+}
+
 /* One completion from the CQ. */
 static inline void process(struct rpmafio_client *c, const struct ibv_wc *wc)
 {
 	struct rpmafio_io *last = NULL;
 
 	if (wc->status != IBV_WC_SUCCESS) {
-		if (c->broken)
-			return;
-		const char *hint = c->job.method->client.failure_hint ?
-			c->job.method->client.failure_hint(c, wc) : NULL;
-		rpmafio_io_break(c, EIO, "an RDMA operation failed: %s (%s)",
-			ibv_wc_status_str(wc->status), hint ? hint : wc_hint(wc->status));
+		failed_wc(c, wc);
 		return;
 	}
 	if (c->broken)
 		return; /* a late completion: its I/O has been failed already */
-	enum rpmafio_completion r = c->job.method->client.completion(c, wc, &last);
+	enum rpmafio_completion r = rpmafio_method_completion(c, wc, &last);
 	if (r == RPMAFIO_COMPLETES_NOTHING)
 		return;
 	if (r != RPMAFIO_COMPLETES_IO || rpmafio_ring_complete_upto(&c->ring, last) < 0)
-		rpmafio_io_break(c, EIO, "a completion for no request in flight "
-			"(opcode %d, wr_id 0x%llx)", (int)wc->opcode, (unsigned long long)wc->wr_id);
+		unknown_wc(c, wc);
 }
 
 /* the loop ends once enough I/Os are done, or all of them failed */
@@ -153,7 +176,7 @@ static enum rpmafio_poll_step reaped(const struct rpmafio_client *c, uint32_t wa
 		RPMAFIO_POLL_GO_ON;
 }
 
-static enum rpmafio_poll_step reap_wc(void *arg, const struct ibv_wc *wc, int n)
+IO_PATH enum rpmafio_poll_step reap_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	struct rpmafio_client *c = arg;
 	for (int i = 0; i < n; i++)
@@ -208,7 +231,8 @@ static enum rpmafio_poll_step reap_idle(void *arg)
 	return RPMAFIO_POLL_DONE;
 }
 
-static enum rpmafio_poll_step reap_error(void *arg, const char *call, int ret)
+static __attribute__((noinline, cold)) enum rpmafio_poll_step reap_error(void *arg,
+		const char *call, int ret)
 {
 	char buf[128];
 	rpmafio_io_break(arg, EIO, "%s: %s", call,
@@ -226,21 +250,22 @@ static const struct rpmafio_poll_ops reap_ops = {
 /*
  * Take completions until at least `want` I/Os are done (or the connection
  * broke, which completes everything in flight). want == 0: one look, no wait.
+ * A first look before the loop: what is waited for is often there already
+ * (always with Soft-RoCE, which works inside the post), and the look costs
+ * less than entering the loop.
  */
-static void reap(struct rpmafio_client *c, uint32_t want)
+IO_PATH void reap(struct rpmafio_client *c, uint32_t want)
 {
 	c->reaping.want = want;
 	c->reaping.since = 0;
-	if (want == 0)
-		(void) rpmafio_poll_once(&c->poll, &reap_ops, c);
-	else
+	if (rpmafio_poll_once(&c->poll, &reap_ops, c) == RPMAFIO_POLL_GO_ON && want > 0)
 		(void) rpmafio_poll_run(&c->poll, &reap_ops, c);
 }
 
 /* a batch without a flush posted: the method may want to know (its order among flushes) */
 static inline void signalled(struct rpmafio_client *c, struct rpmafio_io *last)
 {
-	if (c->job.method->client.signalled && c->job.method->client.signalled(c, last))
+	if (METHOD.signalled && METHOD.signalled(c, last))
 		rpmafio_io_break(c, EIO, "more batches in flight than the engine can track");
 }
 
@@ -255,7 +280,7 @@ static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 		chain_begin(c);
 		if ((ret = post_io(c, io, RPMA_F_COMPLETION_ON_ERROR)))
 			post_failed(c, io, ret);
-		else if (job->method->client.flush(c, io->offset, io->len, io))
+		else if (rpmafio_method_flush(c, io->offset, io->len, io))
 			rpmafio_io_break(c, EIO, "the flush could not be posted");
 		chain_end(c, 1);
 	} else if ((ret = post_io(c, io, RPMA_F_COMPLETION_ALWAYS))) {
@@ -319,7 +344,7 @@ static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span
 			break;
 		}
 	}
-	if (!c->broken && flush && job->method->client.flush(c, span->start,
+	if (!c->broken && flush && rpmafio_method_flush(c, span->start,
 			rpmafio_span_len(span), c->queued[n - 1]))
 		rpmafio_io_break(c, EIO, "the flush could not be posted");
 	else if (!c->broken && !flush)

@@ -2,7 +2,7 @@
 /*
  * io.h -- the client's I/O path: fio's queue/commit/getevents/event on top of
  * RDMA reads and writes, with the persistency step supplied by the method
- * (common/method.h: client.flush and client.completion). No fio here: an
+ * (common/method.h: rpmafio_method_flush() and rpmafio_method_completion()). No fio here: an
  * I/O is a struct rpmafio_io, which fio/engine.c fills in from fio's io_u,
  * stamping fio's times and counting its submissions itself.
  *

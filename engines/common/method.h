@@ -9,17 +9,7 @@
  *   init        connect (client/client.h: rpmafio_client_connect() with the
  *               method's queue sizes), read what the workspace says, set up
  *               the method's own resources. fio's buffers are not there yet.
- *   flush       post the step that makes a batch's writes durable, after
- *               them, covering [offset, offset + len) of the server's memory.
- *               It may take several work requests (APM: a native FLUSH carries
- *               a 32-bit length); its last one must be the batch's only
- *               signalled operation and its completion must name `last` (see
- *               completion).
- *   completion  a successful completion: what it completes (enum
- *               rpmafio_completion); with RPMAFIO_COMPLETES_IO, *last is the
- *               I/O it completes: it and every I/O posted before it are done.
- *               RPMAFIO_COMPLETES_UNKNOWN: no rpmafio_fail(), the caller
- *               reports it. Hot path: no logging.
+ *   flush, completion: the I/O path's two, functions of their own (below)
  *   failure_hint  a failed completion of the method's own work requests: what
  *               it most likely means, for the job's error (NULL: the generic
  *               hint for its status)
@@ -64,12 +54,8 @@ struct rpmafio_method {
 	const char *name;	/* message prefix, e.g. "librpma_apm" */
 	struct {
 		int (*init)(struct rpmafio_client *c);
-		int (*flush)(struct rpmafio_client *c, uint64_t offset, uint64_t len,
-			struct rpmafio_io *last);
 		/* optional: a batch without a flush was posted, `last` signalled */
 		int (*signalled)(struct rpmafio_client *c, struct rpmafio_io *last);
-		enum rpmafio_completion (*completion)(struct rpmafio_client *c,
-			const struct ibv_wc *wc, struct rpmafio_io **last);
 		const char *(*failure_hint)(const struct rpmafio_client *c,
 			const struct ibv_wc *wc);
 		void (*finish)(struct rpmafio_client *c);
@@ -88,5 +74,28 @@ struct rpmafio_method {
  */
 extern const struct rpmafio_method rpmafio_engine_method;
 extern const char rpmafio_engine_name[];
+
+/*
+ * ... and the client's two hooks on the I/O path (client/io.c), as functions
+ * rather than members of the method: an engine has one method, and a direct
+ * call lets the compiler inline them into the path of every I/O (the engine
+ * files define them `inline`, still external, for the LTO link to do so).
+ *
+ * Post the step that makes a batch's writes durable, after them, covering
+ * [offset, offset + len) of the server's memory. It may take several work
+ * requests (APM: a native FLUSH carries a 32-bit length); its last one must
+ * be the batch's only signalled operation and its completion must name `last`.
+ */
+int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+	struct rpmafio_io *last);
+
+/*
+ * A successful completion: what it completes. With RPMAFIO_COMPLETES_IO,
+ * *last is the I/O it completes: it and every I/O posted before it are done.
+ * RPMAFIO_COMPLETES_UNKNOWN: no rpmafio_fail(), the caller reports it. Hot
+ * path: no logging.
+ */
+enum rpmafio_completion rpmafio_method_completion(struct rpmafio_client *c,
+	const struct ibv_wc *wc, struct rpmafio_io **last);
 
 #endif /* RPMAFIO_METHOD_H */

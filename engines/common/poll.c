@@ -95,19 +95,6 @@ static enum rpmafio_poll_step sleep_on_channels(const struct rpmafio_poll *p, co
 	return RPMAFIO_POLL_GO_ON;
 }
 
-enum rpmafio_poll_step rpmafio_poll_once(const struct rpmafio_poll *p, const struct rpmafio_poll_ops *ops,
-		void *arg)
-{
-	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
-	int got = 0;
-	int ret = rpma_cq_get_wc(p->cq, RPMAFIO_POLL_BATCH, wc, &got);
-	if (ret == 0)
-		return ops->wc ? ops->wc(arg, wc, got) : RPMAFIO_POLL_GO_ON;
-	if (ret != RPMA_E_NO_COMPLETION)
-		return ops->error ? ops->error(arg, "rpma_cq_get_wc", ret) : RPMAFIO_POLL_GO_ON;
-	return RPMAFIO_POLL_GO_ON;
-}
-
 static uint64_t now_ns(void)
 {
 	struct timespec ts;

@@ -305,7 +305,9 @@ static int rpmafio_get_file_size(struct thread_data *td, struct fio_file *f)
  * A server's one I/O: the whole serving. fio leaves its I/O loop when
  * td->done is set, so no other I/O follows.
  */
-static enum fio_q_status serve(struct rpmafio_server *s, struct io_u *io_u)
+/* (apart from the client's queue: a server job calls it once, for its whole run) */
+static __attribute__((noinline)) enum fio_q_status serve(struct rpmafio_server *s,
+		struct io_u *io_u)
 {
 	struct thread_data *td = s->job.td;
 	if (s->job.method->server.serve(s)) {

@@ -130,8 +130,8 @@ int rpma_cq_wait(struct rpma_cq *cq)
 	return 0;
 }
 
-/* Hot path: nothing is logged unless the provider fails. */
-int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc,
+/* Hot path: nothing is logged unless the provider fails. inline: see ops.c. */
+inline int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc,
 		int *num_entries_got)
 {
 	if (cq == NULL || wc == NULL || num_entries < 1)

@@ -454,17 +454,14 @@ static inline void mr_ex_sge(struct ibv_qp_ex *qpx, const struct rpma_mr_local *
 #define MR_EX_RKEY(mr) ((mr) ? (mr)->rkey : 0)
 #define MR_EX_RADDR(mr, offset) ((mr) ? (mr)->raddr + (offset) : 0)
 
-int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
-		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
-		int flags, const void *op_context)
+/*
+ * The slot paths (no extended interface, or outside a batch) are apart: their
+ * stack request would cost every batched request a bigger frame and a guard.
+ */
+static __attribute__((noinline)) int mr_read_wr(struct rpma_post_list *list, struct ibv_qp *qp,
+		struct rpma_mr_local *dst, size_t dst_offset, const struct rpma_mr_remote *src,
+		size_t src_offset, size_t len, int flags, const void *op_context)
 {
-	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx) {
-		ibv_wr_rdma_read(qpx, MR_EX_RKEY(src), MR_EX_RADDR(src, src_offset));
-		mr_ex_sge(qpx, dst, dst_offset, len);
-		return rpma_post_list_session_added(list);
-	}
-
 	struct rpma_post_slot local;
 	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), dst, dst_offset, len,
 		IBV_WR_RDMA_READ, flags, op_context);
@@ -473,21 +470,26 @@ int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_
 	return rpma_post_list_post(list, qp, wr);
 }
 
-int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
-		const struct rpma_mr_local *src, size_t src_offset, size_t len,
-		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
+/* inline: see ops.c */
+inline int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
+		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
+		int flags, const void *op_context)
 {
 	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx) {
-		if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-			ibv_wr_rdma_write_imm(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset),
-				htonl(imm));
-		else
-			ibv_wr_rdma_write(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset));
-		mr_ex_sge(qpx, src, src_offset, len);
-		return rpma_post_list_session_added(list);
-	}
+	if (qpx == NULL)
+		return mr_read_wr(list, qp, dst, dst_offset, src, src_offset, len, flags,
+			op_context);
 
+	ibv_wr_rdma_read(qpx, MR_EX_RKEY(src), MR_EX_RADDR(src, src_offset));
+	mr_ex_sge(qpx, dst, dst_offset, len);
+	return rpma_post_list_session_added(list);
+}
+
+static __attribute__((noinline)) int mr_write_wr(struct rpma_post_list *list, struct ibv_qp *qp,
+		struct rpma_mr_remote *dst, size_t dst_offset, const struct rpma_mr_local *src,
+		size_t src_offset, size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
+		const void *op_context)
+{
 	struct rpma_post_slot local;
 	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, src_offset, len, opcode,
 		flags, op_context);
@@ -496,6 +498,25 @@ int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr
 	mr_remote_set(wr, dst, dst_offset);
 
 	return rpma_post_list_post(list, qp, wr);
+}
+
+/* inline: see ops.c */
+inline int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
+		const struct rpma_mr_local *src, size_t src_offset, size_t len,
+		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
+{
+	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
+	if (qpx == NULL)
+		return mr_write_wr(list, qp, dst, dst_offset, src, src_offset, len, flags, opcode,
+			imm, op_context);
+
+	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		ibv_wr_rdma_write_imm(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset),
+			htonl(imm));
+	else
+		ibv_wr_rdma_write(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset));
+	mr_ex_sge(qpx, src, src_offset, len);
+	return rpma_post_list_session_added(list);
 }
 
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
@@ -572,7 +593,8 @@ int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct 
 	return rpma_post_list_post(list, qp, wr);
 }
 
-int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
+/* inline: see ops.c */
+inline int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
 		const void *op_context)
 {

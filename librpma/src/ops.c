@@ -3,6 +3,13 @@
  * ops.c -- the operations on a connection: argument checks, then the
  * posting helpers of mr.c and flush.c. This is the hot path: nothing is
  * allocated, locked or logged when an operation is posted.
+ *
+ * The per-I/O operations are `inline` definitions (still external: librpma.h
+ * declares them, so both libraries export them as ever): a program linking
+ * librpma.a with -flto (our fio engines) may inline them into its I/O path,
+ * which the compiler's limits for functions not marked so refuse. With the
+ * emulated flush at depth 1 that was ~35 of the APM client's ~760
+ * instructions per I/O (docs/benchmarks-findings.md).
  */
 #include <stdint.h>
 #include <string.h>
@@ -29,7 +36,7 @@ static inline bool ops_rma_args_invalid(const void *local, const void *remote,
 		len != 0;
 }
 
-int rpma_read(struct rpma_conn *conn,
+inline int rpma_read(struct rpma_conn *conn,
 		struct rpma_mr_local *dst, size_t dst_offset,
 		const struct rpma_mr_remote *src, size_t src_offset,
 		size_t len, int flags, const void *op_context)
@@ -58,7 +65,7 @@ static inline int ops_write(struct rpma_conn *conn,
 		flags, opcode, imm, op_context);
 }
 
-int rpma_write(struct rpma_conn *conn,
+inline int rpma_write(struct rpma_conn *conn,
 		struct rpma_mr_remote *dst, size_t dst_offset,
 		const struct rpma_mr_local *src, size_t src_offset,
 		size_t len, int flags, const void *op_context)
@@ -145,7 +152,7 @@ static inline bool ops_flush_supported(const struct rpma_conn *conn,
  * FLUSH over UINT32_MAX bytes is refused, as its 32-bit length would cut it
  * short; the emulating read sends none of it, so an emulated flush takes any.
  */
-int rpma_flush(struct rpma_conn *conn,
+inline int rpma_flush(struct rpma_conn *conn,
 		struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 		enum rpma_flush_type type, int flags, const void *op_context)
 {
@@ -189,7 +196,7 @@ static inline int ops_send(struct rpma_conn *conn, const struct rpma_mr_local *s
 		op_context);
 }
 
-int rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
+inline int rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
 		size_t len, int flags, const void *op_context)
 {
 	return ops_send(conn, src, offset, len, flags, IBV_WR_SEND, 0, op_context);
@@ -206,7 +213,7 @@ int rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src,
 	return ops_send(conn, src, offset, len, flags, IBV_WR_SEND_WITH_IMM, imm, op_context);
 }
 
-int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
+inline int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
 		const void *op_context)
 {
 	if (conn == NULL)

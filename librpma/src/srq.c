@@ -84,7 +84,8 @@ int rpma_srq_delete(struct rpma_srq **srq_ptr)
 	return ret;
 }
 
-int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset, size_t len,
+/* inline: see ops.c */
+inline int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset, size_t len,
 		const void *op_context)
 {
 	if (srq == NULL)

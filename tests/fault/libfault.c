@@ -450,7 +450,7 @@ EXPORT int ibv_dereg_mr(struct ibv_mr *mr)
 	if (next == NULL)
 		next = (int (*)(struct ibv_mr *))real("ibv_dereg_mr", "IBVERBS_1.1");
 	int failing = fault_now("ibv_dereg_mr", __builtin_return_address(0));
-	struct reg r;
+	struct reg r = {0}; /* (reg_take fills it when it finds mr; -O3 cannot tell) */
 	enum reg_state state = reg_take(mr, &r);
 	int ret = 0;
 	if (state != REG_KEPT)

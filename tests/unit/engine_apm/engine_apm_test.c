@@ -113,7 +113,7 @@ static void native_span_within_one_flush_is_one_flush(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(apm_flush(&C, 4096, 1 * GIB, &last_io), 0);
+	assert_int_equal(rpmafio_method_flush(&C, 4096, 1 * GIB, &last_io), 0);
 	assert_covered(4096, 1 * GIB, 1);
 }
 
@@ -121,7 +121,7 @@ static void native_span_over_4_gib_is_split_in_order(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(apm_flush(&C, 4096, 5 * GIB, &last_io), 0);
+	assert_int_equal(rpmafio_method_flush(&C, 4096, 5 * GIB, &last_io), 0);
 	assert_covered(4096, 5 * GIB, 2);
 	assert_int_equal(fio_report.fails, 0);
 }
@@ -142,7 +142,7 @@ static void native_split_boundaries(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		client_on(RPMAFIO_FLUSH_NATIVE);
-		assert_int_equal(apm_flush(&C, 12345, cases[i].len, &last_io), 0);
+		assert_int_equal(rpmafio_method_flush(&C, 12345, cases[i].len, &last_io), 0);
 		assert_covered(12345, cases[i].len, cases[i].nflushes);
 	}
 }
@@ -152,7 +152,7 @@ static void emulated_span_over_4_gib_is_one_flush(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_EMULATED);
-	assert_int_equal(apm_flush(&C, 0, 5 * GIB, &last_io), 0);
+	assert_int_equal(rpmafio_method_flush(&C, 0, 5 * GIB, &last_io), 0);
 	assert_int_equal(R.n, 1);
 	assert_int_equal(R.f[0].offset, 0);
 	assert_int_equal(R.f[0].len, 5 * GIB);
@@ -165,7 +165,7 @@ static void native_piece_refused_stops_the_flush(void **state)
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
 	R.fail_at = 2;
-	assert_int_equal(apm_flush(&C, 0, 10 * GIB, &last_io), -1);
+	assert_int_equal(rpmafio_method_flush(&C, 0, 10 * GIB, &last_io), -1);
 	assert_int_equal(R.n, 1);
 	assert_int_equal(fio_report.fails, 1);
 	assert_non_null(strstr(fio_report.msg, "cannot post a flush of"));
@@ -180,12 +180,12 @@ static void note_counts_one_flush_per_batch(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(apm_flush(&C, 0, 5 * GIB, &last_io), 0);
-	assert_int_equal(apm_flush(&C, 0, 4096, &last_io), 0);
+	assert_int_equal(rpmafio_method_flush(&C, 0, 5 * GIB, &last_io), 0);
+	assert_int_equal(rpmafio_method_flush(&C, 0, 4096, &last_io), 0);
 	struct ibv_wc wc = {.opcode = APM_WC_FLUSH, .wr_id = (uintptr_t)&last_io};
 	struct rpmafio_io *done = NULL;
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(apm_completion(&C, &wc, &done), RPMAFIO_COMPLETES_IO);
+		assert_int_equal(rpmafio_method_completion(&C, &wc, &done), RPMAFIO_COMPLETES_IO);
 	assert_ptr_equal(done, &last_io);
 	apm_client_finish(&C);
 	assert_non_null(strstr(fio_report.note, "2 flushes: 2 completed as the device's own RDMA FLUSH, "

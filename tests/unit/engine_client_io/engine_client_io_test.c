@@ -167,14 +167,18 @@ enum rpmafio_poll_step rpmafio_poll_run(struct rpmafio_poll *p,
 	}
 }
 
-enum rpmafio_poll_step rpmafio_poll_once(const struct rpmafio_poll *p,
-		const struct rpmafio_poll_ops *ops, void *arg)
+/* the first look (rpmafio_poll_once): the script's turn when it is completions */
+int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got)
 {
-	(void)p;
+	(void)cq;
 	L.onces++;
-	if (L.next < L.nsteps && L.step[L.next].nwc)
-		return one_turn(ops, arg);
-	return RPMAFIO_POLL_GO_ON;
+	if (L.next >= L.nsteps || L.step[L.next].nwc == 0)
+		return RPMA_E_NO_COMPLETION;
+	const struct step *s = &L.step[L.next++];
+	assert_true(s->nwc <= num_entries);
+	memcpy(wc, s->wc, sizeof(*wc) * (size_t)s->nwc);
+	*num_entries_got = s->nwc;
+	return 0;
 }
 
 /* the script: a successful completion of the operation that carries ctx */
@@ -201,7 +205,7 @@ static void script_event(enum rpma_conn_event ev)
 
 static unsigned unknown_completions;	/* the next completions say they complete nothing known */
 
-static int test_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 		struct rpmafio_io *last)
 {
 	if (R.fail_flush)
@@ -210,7 +214,7 @@ static int test_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
 	return 0;
 }
 
-static enum rpmafio_completion test_completion(struct rpmafio_client *c,
+enum rpmafio_completion rpmafio_method_completion(struct rpmafio_client *c,
 		const struct ibv_wc *wc, struct rpmafio_io **last)
 {
 	(void)c;
@@ -224,10 +228,7 @@ static enum rpmafio_completion test_completion(struct rpmafio_client *c,
 	return RPMAFIO_COMPLETES_IO;
 }
 
-static const struct rpmafio_method test_method = {
-	.name = "test",
-	.client = {.flush = test_flush, .completion = test_completion},
-};
+const struct rpmafio_method rpmafio_engine_method = {.name = "test"};
 
 /* ---- the client under test ---- */
 
@@ -247,7 +248,7 @@ static int setup_job(bool sync)
 	unknown_completions = 0;
 	stop = false;
 	opts = (struct rpmafio_opts){.serverip = "192.0.2.1", .connect_timeout = TIMEOUT_MS};
-	C.job = (struct rpmafio_job){.method = &test_method, .o = &opts,
+	C.job = (struct rpmafio_job){.method = &rpmafio_engine_method, .o = &opts,
 		.iodepth = DEPTH, .sync = sync, .writes = true, .stop = &stop, .port = "7204"};
 	C.conn = CONN;
 	C.server_mr = SERVER_MR;
@@ -394,9 +395,25 @@ static void a_later_batch_completes_earlier_ones(void **state)
 	script_wc(&io[2]);
 	/* fio asks for one at least, takes two at most: the third waits, done already */
 	assert_events(1, 2, 0, 2, 0);
-	assert_int_equal(L.runs, 1);
+	/* the completion was there: the first look took it, the loop never ran */
+	assert_int_equal(L.onces, 1);
+	assert_int_equal(L.runs, 0);
 	assert_events(1, 2, 2, 1, 0);
-	assert_int_equal(L.runs, 1); /* it was ready: no wait */
+	assert_int_equal(L.onces, 1); /* it was ready: not even a look */
+	assert_int_equal(L.runs, 0);
+}
+
+/* nothing there at the first look: the loop waits */
+static void an_empty_look_goes_on_to_wait(void **state)
+{
+	(void)state;
+	queue_ok(0, RPMAFIO_IO_WRITE, 0, 4096);
+	assert_int_equal(rpmafio_io_commit(&C), RPMAFIO_COMMIT_POSTED);
+	script_event(RPMA_CONN_ESTABLISHED); /* not a completion: the look finds the CQ empty */
+	script_wc(&io[0]);
+	assert_events(1, 1, 0, 1, 0);
+	assert_int_equal(L.onces, 1);
+	assert_int_equal(L.runs, 1);
 }
 
 /* min 0: one look at the CQ, no waiting */
@@ -665,6 +682,7 @@ int main(void)
 		A(mixed_flush_covers_the_writes),
 		A(no_flush_signals_the_last_write),
 		A(a_later_batch_completes_earlier_ones),
+		A(an_empty_look_goes_on_to_wait),
 		A(getevents_min_zero_only_looks),
 		A(busy_at_iodepth),
 		A(many_batches_wrap_the_ring),
