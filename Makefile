@@ -54,10 +54,14 @@ RDMA_CORE ?=
 BUILD := $(if $(RDMA_CORE),build/native,build)
 PROVIDER_CFLAGS := $(if $(RDMA_CORE),-I$(RDMA_CORE)/include)
 # Never -march=native: the binaries also run inside a TCG guest without AVX-512.
-# -O3: its inlining limits let an I/O's path (engine, library, the method's hooks) fold
-# into a few functions; at -O2 the APM client took 811 instructions per I/O instead of
-# 722 (callgrind, 4 KiB sync writes: docs/benchmarks-findings.md).
-OPTFLAGS ?= -O3 -g
+# -O2 with -O3's inlining limits: they let an I/O's path (engine, library, the method's
+# hooks) fold into a few functions; with -O2's own the APM client took 811 instructions
+# per I/O instead of 722 (callgrind, 4 KiB sync writes: docs/benchmarks-findings.md).
+# Not -O3 itself: the same 722, but it grows all code (unrolling, vectorising), and the
+# valgrind suites of make test, which translate every new block, ran minutes longer.
+INLINE_LIMITS := --param max-inline-insns-auto=30 --param max-inline-insns-single=200 \
+	--param early-inlining-insns=14
+OPTFLAGS ?= -O2 -g $(INLINE_LIMITS)
 # Link-time optimisation of the library and the engines: an I/O crosses a dozen small
 # functions in as many objects (the engine, ops.c, mr.c, post_list.c, flush.c, cq.c) and
 # their calls were a measurable share of its instructions (docs/BENCHMARKS.md). Fat
