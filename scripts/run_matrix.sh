@@ -247,11 +247,7 @@ parse_args() {
 # --server, --server-ip, --remote-dir, --rdma-dev and --out: names that can work, before
 # anything connects or runs
 check_places() {
-	local host='^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$'
-	[ -z "$SSH_HOST" ] || [[ ${SSH_HOST#*@} =~ $host ]] || die "--server: '$SSH_HOST' is not a host name"
-	# (an IPv4 or IPv6 address, or a name the resolver looks up)
-	[ -z "$SERVER_IP" ] || [[ $SERVER_IP =~ $host ]] ||
-		die "--server-ip: '$SERVER_IP' is not an address or host name"
+	check_hosts
 	[[ $REMOTE_DIR == /* ]] || die "--remote-dir: '$REMOTE_DIR' is not an absolute path (the folder on --server)"
 	[ -z "$RDMA_DEV" ] || [[ $RDMA_DEV =~ ^[A-Za-z0-9_.-]+$ ]] ||
 		die "--rdma-dev: '$RDMA_DEV' is not an RDMA device name (ibv_devices lists them)"

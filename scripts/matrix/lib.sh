@@ -28,8 +28,16 @@ MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
 MATRIX_CPID=''		# the running client
 MATRIX_LPID=''		# --server-load: the burner of the server host's CPUs (or the ssh carrying it)
-LOAD_PID_FILE=/tmp/rpma-matrix-load.pid
-LOAD_JSON=/tmp/rpma-matrix-load.json
+# On the server's host, this run's pid files in a folder of its user's own (never a
+# fixed name in /tmp, where another user could choose which process stop_server ends);
+# each remote command creates it. Expanded by the remote shell.
+RUN_TAG=$(od -An -N6 -tx1 /dev/urandom | tr -d ' \n')
+# shellcheck disable=SC2016 # $HOME is the remote shell's
+REMOTE_RUN_FILES='"$HOME"/.rpma-fio/'$RUN_TAG
+# shellcheck disable=SC2016 # $HOME is the remote shell's
+REMOTE_MKDIR='mkdir -p -m 700 "$HOME"/.rpma-fio'
+LOAD_PID_FILE=$REMOTE_RUN_FILES.load.pid
+LOAD_JSON=$REMOTE_RUN_FILES.load.json
 
 # Run a server-side command: here, or on $SSH_HOST in $REMOTE_DIR. The remote
 # shell records its pid so that stop_server can end exactly that process.
@@ -40,8 +48,19 @@ server_cmd() {
 	fi
 	local q
 	q=$(printf '%q ' "$@")
+	# shellcheck disable=SC2153 # REMOTE_DIR: the sourcing runner's
 	ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
-		"cd $(printf '%q' "$REMOTE_DIR") && echo \$\$ >/tmp/rpma-matrix-server.pid && exec $q"
+		"$REMOTE_MKDIR && cd $(printf '%q' "$REMOTE_DIR") && echo \$\$ >$REMOTE_RUN_FILES.server.pid && exec $q"
+}
+
+# --server [USER@]HOST and --server-ip ADDR: names, never an option for ssh ('-o...')
+check_hosts() {
+	local host='^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$'
+	[ -z "$SSH_HOST" ] || { [[ ${SSH_HOST#*@} =~ $host ]] && [[ $SSH_HOST != -* ]]; } ||
+		die "--server: '$SSH_HOST' is not a host name"
+	# (an IPv4 or IPv6 address, or a name the resolver looks up)
+	[ -z "$SERVER_IP" ] || [[ $SERVER_IP =~ $host ]] ||
+		die "--server-ip: '$SERVER_IP' is not an address or host name"
 }
 
 # Run a short query on the server's host (no pid recorded: the server's stays).
@@ -67,7 +86,7 @@ start_load() { # LOAD STEM
 		"${burn[@]}" --output="$2.load.json" >"$2.load.log" 2>&1 &
 	else
 		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
-			"echo \$\$ >$LOAD_PID_FILE && exec $(printf '%q ' "${burn[@]}") --output=$LOAD_JSON" \
+			"$REMOTE_MKDIR && echo \$\$ >$LOAD_PID_FILE && exec $(printf '%q ' "${burn[@]}") --output=$LOAD_JSON" \
 			>"$2.load.log" 2>&1 &
 	fi
 	MATRIX_LPID=$!
@@ -92,7 +111,7 @@ stop_server() {
 	[ -n "$MATRIX_SPID" ] || return 0
 	if [ -n "$SSH_HOST" ]; then
 		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" \
-			'kill "$(cat /tmp/rpma-matrix-server.pid)" 2>/dev/null; rm -f /tmp/rpma-matrix-server.pid' || true
+			"kill \"\$(cat $REMOTE_RUN_FILES.server.pid)\" 2>/dev/null; rm -f $REMOTE_RUN_FILES.server.pid" || true
 	fi
 	kill "$MATRIX_SPID" 2>/dev/null || true
 	wait "$MATRIX_SPID" 2>/dev/null || true
@@ -101,14 +120,14 @@ stop_server() {
 
 # --clients: `fio --server` on every client host, in REMOTE_DIR (its jobs' relative
 # paths), as a daemon whose pid file stop_fio_daemons ends
-FIO_DAEMON_PID=/tmp/rpma-matrix-fio-daemon.pid
+FIO_DAEMON_PID=$REMOTE_RUN_FILES.fio-daemon.pid
 start_fio_daemons() {
 	local h
 	trap stop_fio_daemons EXIT
 	for h in "${CLIENT_HOSTS[@]}"; do
 		echo "$PROG: starting fio --server on $h" >&2
 		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$h" \
-			"cd $(printf '%q' "$REMOTE_DIR") && fio --server --daemonize=$FIO_DAEMON_PID" ||
+			"$REMOTE_MKDIR && cd $(printf '%q' "$REMOTE_DIR") && fio --server --daemonize=$FIO_DAEMON_PID" ||
 			die "cannot start fio --server on '$h' over ssh (key-based, BatchMode=yes; fio installed there?)"
 		FIO_DAEMONS+=("$h")
 	done
