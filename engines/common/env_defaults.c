@@ -26,6 +26,10 @@ const struct rpmafio_env_default rpmafio_env_defaults[] = {
 	{"NUMBER_IOS", "0", "I/Os per job when TIME_BASED=0 (0: no limit)"},
 	{"RWMIXREAD", "70", "rw.fio: percentage of reads"},
 	{"RATE_IOPS", "0", "durability.fio: writes per second per job (0: no limit)"},
+	{"RANDSEED", "RANDSEED-is-not-set", "durability.fio: the round's random seed: no default, "
+		"each round names its own, its read-back the same"},
+	{"VERIFY_PATTERN", "VERIFY_PATTERN-is-not-set", "durability.fio: the round's verify pattern "
+		"(0x and 32 random hex digits): no default, each round names its own, its read-back the same"},
 	{"BUSY_WAIT", "1", "1: poll the completion queue in a loop; 0: sleep on it"},
 	/* servers */
 	{"SERVER_MEM", "malloc", "server memory: malloc (DRAM), a device-DAX path or a file"},
