@@ -12,7 +12,7 @@
 set -euo pipefail
 
 PROG=${0##*/}
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MATRIX=$ROOT/scripts/matrix/matrix
 # shellcheck source=scripts/matrix/lib.sh
 . "$ROOT/scripts/matrix/lib.sh"
@@ -22,9 +22,8 @@ METHODS=apm,gpspm ROUNDS=4 BS_LIST=4k,64k QD_LIST=1,8 BATCH=4 WRITE_TIME=10 RATE
 # shellcheck disable=SC2034 # REMOTE_DIR: scripts/matrix/lib.sh uses it
 SSH_HOST='' REMOTE_DIR=$ROOT SERVER_IP='' POWER_CUT='' WAIT_UP='' WAIT_UP_TIMEOUT=600
 BEFORE_RESTART='' SERVER_MEM='' SERVER_SIZE='' DIRECT_WRITE=0 PORT_BASE=7600
-NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-} VM_KERNEL='' KEEP_IOLOG=0
-OUT='' DRY_RUN=0 IN_VM=0
-declare -A ACKED VERIFIED ERRORS # a round's figures per method
+NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-} VM_KERNEL=''
+OUT='' DRY_RUN=0 IN_VM=0 SEED='' PATTERN=''
 
 usage() {
 	cat <<EOF
@@ -66,7 +65,11 @@ The rounds:
   --rate IOPS            writes per second per method (default: half the region's
                          blocks over --write-time: the writes must not cover the
                          region before the cut, else there is nothing in flight)
-  --keep-iolog           keep fio's I/O log of each round's writes (every offset)
+
+Each round writes with a random seed and a verify pattern of its own (fio checks
+every byte of a block against it), so that no block an earlier round, an earlier
+run or another program left can pass for one of this round's writes; fio's I/O log
+of the writes (every offset, in order) stays in the round's folder.
 
 Server memory:
   --mem PATH             the server's PMem: device DAX (/dev/dax0.0) or a file on an
@@ -109,7 +112,6 @@ parse_args() {
 		--batch) need_value "$@"; BATCH=$2; shift ;;
 		--write-time) need_value "$@"; WRITE_TIME=$2; shift ;;
 		--rate) need_value "$@"; RATE=$2; shift ;;
-		--keep-iolog) KEEP_IOLOG=1 ;;
 		--mem) need_value "$@"; SERVER_MEM=$2; shift ;;
 		--mem-size) need_value "$@"; SERVER_SIZE=$2; shift ;;
 		--direct-write) DIRECT_WRITE=1 ;;
@@ -125,6 +127,12 @@ parse_args() {
 		shift
 	done
 	check_args
+}
+
+# a word for /bin/sh (fio runs --trigger through system()): single-quoted
+sh_quote() {
+	local q="'\\''"
+	printf "'%s'" "${1//\'/$q}"
 }
 
 positive() { # OPTION VALUE
@@ -166,6 +174,7 @@ check_args() {
 		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
 		VM_KERNEL=6.12
 	fi
+	check_hosts
 	if [ -n "$SSH_HOST" ] && [ "$IN_VM" = 0 ]; then
 		[ -n "$POWER_CUT" ] || die "--server needs --power-cut CMD: how to cut $SSH_HOST's power"
 		[ -n "$SERVER_MEM" ] || die "--server needs --mem PATH: the server's persistent memory"
@@ -224,7 +233,8 @@ job_files() { # client|server
 common_vars() { # PORT
 	VARS=(SERVER_IP="$SERVER_IP" PORT="$1" SERVER_SIZE="$SERVER_SIZE" BS="$R_BS" IODEPTH="$R_QD"
 		BATCH="$R_BATCH" RATE_IOPS="$R_RATE" CONNECT_TIMEOUT=30000 SERVER_MEM="$SERVER_MEM"
-		DIRECT_WRITE_TO_PMEM="$DIRECT_WRITE" SERVER_BUSY_WAIT=0 SERVER_IODEPTH=64)
+		DIRECT_WRITE_TO_PMEM="$DIRECT_WRITE" SERVER_BUSY_WAIT=0 SERVER_IODEPTH=64
+		RANDSEED="$SEED" VERIFY_PATTERN="$PATTERN")
 	[ "$NATIVE" = 0 ] || VARS+=(LD_LIBRARY_PATH="$RDMA_CORE_PREFIX/lib")
 }
 
@@ -251,7 +261,8 @@ boot_id() {
 }
 
 # --wait-up's command, or by default until the server answers over ssh with a boot id
-# other than BOOT_ID (right after a cut the old system may still answer for a moment)
+# other than BOOT_ID (right after a cut the old system may still answer for a moment);
+# with no BOOT_ID (a failed round's recovery), until it answers at all
 wait_up() { # BOOT_ID
 	if [ -n "$WAIT_UP" ]; then
 		timeout "$WAIT_UP_TIMEOUT" sh -c "$WAIT_UP"
@@ -260,20 +271,22 @@ wait_up() { # BOOT_ID
 	local deadline=$((SECONDS + WAIT_UP_TIMEOUT)) id
 	while :; do
 		id=$(boot_id)
-		[ -z "$id" ] || [ "$id" = "$1" ] || return 0
+		if [ -n "$id" ] && { [ -z "$1" ] || [ "$id" != "$1" ]; }; then return 0; fi
 		[ "$SECONDS" -lt "$deadline" ] || { echo "no new boot of $SSH_HOST within ${WAIT_UP_TIMEOUT}s"; return 1; }
 		sleep 5
 	done
 }
 
-# the client's fio over every method: the round's seed, state and logs in RD
-client() { # RD OUT_JSON LOG FIO_OPTIONS...
-	local rd=$1 out=$2 log=$3
+# the client's fio over every method: the round's seed and pattern (in the job files:
+# fio lets no command-line option override what a job file sets), its saved state in AUX
+client() { # AUX OUT_JSON LOG FIO_OPTIONS...
+	local aux=$1 out=$2 log=$3
 	shift 3
 	job_files client
 	common_vars "$PORT_BASE"
-	env "${VARS[@]}" timeout $((WRITE_TIME + 600)) fio "${JOB_FILES[@]}" "${SECTIONS[@]}" --aux-path="$rd" \
-		--randseed="$SEED" --output-format=json --output="$out" "$@" >"$log" 2>&1 &
+	mkdir -p "$aux"
+	env "${VARS[@]}" timeout $((WRITE_TIME + 600)) fio "${JOB_FILES[@]}" "${SECTIONS[@]}" --aux-path="$aux" \
+		--output-format=json --output="$out" "$@" >"$log" 2>&1 &
 	MATRIX_CPID=$!
 	local rc=0
 	wait "$MATRIX_CPID" || rc=$?
@@ -284,17 +297,19 @@ client() { # RD OUT_JSON LOG FIO_OPTIONS...
 # A round's writes until the trigger, the power cut, the server back. Returns non-zero
 # (its reason in RD/error) when the round cannot say anything about durability.
 write_and_cut() { # RD
-	local rd=$1 id0 id1 rc=0 iolog=()
+	local rd=$1 id0 id1 rc=0
 	printf '%s\n' "#!/bin/sh" "# the power cut, as fio's trigger: its status kept for the runner" \
-		"sh -c $(printf '%q' "$POWER_CUT") >$(printf '%q' "$rd/power-cut.log") 2>&1" \
-		"echo \$? >$(printf '%q' "$rd/power-cut.rc")" >"$rd/trigger.sh"
+		"sh -c $(sh_quote "$POWER_CUT") >$(sh_quote "$rd/power-cut.log") 2>&1" \
+		"echo \$? >$(sh_quote "$rd/power-cut.rc")" >"$rd/trigger.sh"
 	chmod +x "$rd/trigger.sh"
+	# without the boot id from before the cut, no reboot can be seen after it
 	id0=$(boot_id)
+	[ -n "$id0" ] || { echo "the server's boot id could not be read before the cut: no reboot could be seen" \
+		>"$rd/error"; return 1; }
 	start_servers "$rd/server.log" || { echo "the servers did not listen (server.log)" >"$rd/error"; return 1; }
-	[ "$KEEP_IOLOG" = 0 ] || iolog=(--write_iolog="$rd/write.iolog")
 	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut" eta
 	client "$rd" "$rd/write.json" "$rd/write.log" --trigger-timeout="$WRITE_TIME" \
-		--trigger="$rd/trigger.sh" "${iolog[@]}" || rc=$?
+		--trigger="$(sh_quote "$rd/trigger.sh")" --write_iolog="$rd/write.iolog" || rc=$?
 	drop_servers
 	if ! [ -s "$rd/power-cut.rc" ]; then
 		echo "fio (status $rc) never ran the power cut: write.log" >"$rd/error"
@@ -319,90 +334,30 @@ write_and_cut() { # RD
 	fi
 }
 
-# Read back every acknowledged write with the saved state; where a method fails, list
-# its losses (list_losses). Leaves RD/result.tsv and RD/lost.tsv.
+# Read back every write the round issued (the same offsets, in the same order, as reads
+# checked against the round's pattern, fio going on past a bad block; one job after the
+# other, so that their lines of the I/O log do not mix), then judge which of them fio
+# saw acknowledged (matrix judge-round: its saved state and the read-back's I/O log).
+# Leaves RD/result.tsv and RD/lost.tsv, or RD/error.
 read_back() { # RD
-	local rd=$1 rc=0 m failing=() min=''
-	ACKED=() VERIFIED=() ERRORS=()
+	local rd=$1 rc=0 n
+	n=$(python3 "$MATRIX" judge-round "$rd" --methods "$METHODS" --issued) || return 1
 	start_servers "$rd/server-after.log" ||
 		{ echo "the servers did not listen again after the power cut (server-after.log)" >"$rd/error"; return 1; }
-	step "$R" "reading back what was acknowledged"
-	client "$rd" "$rd/verify.json" "$rd/verify.log" --verify_only=1 --verify_state_load=1 \
-		--verify_state_save=0 || rc=$?
+	step "$R" "reading back the $n writes issued (at most) by a method"
+	client "$rd/readback" "$rd/readback.json" "$rd/readback.log" --verify_only=1 --number_ios="$n" \
+		--continue_on_error=verify --stonewall --write_iolog="$rd/readback.iolog" || rc=$?
 	stop_server
-	: >"$rd/lost.tsv"
-	job_figures "$rd/write.json" write ACKED
-	job_figures "$rd/verify.json" read VERIFIED
-	cat "$rd/verify.log" "$rd/verify.json" >"$rd/verify.all"
-	for m in "${METHOD_LIST[@]}"; do
-		if [ -z "${ACKED[$m]:-}" ] || [ -z "${VERIFIED[$m]:-}" ]; then
-			echo "$m: no figures in write.json / verify.json (fio status $rc): verify.log" >"$rd/error"
-			return 1
-		fi
-		if [ -z "$min" ] || [ "${ACKED[$m]}" -lt "$min" ]; then min=${ACKED[$m]}; fi
-		if [ "${ERRORS[$m]:-0}" != 0 ] || bad_offsets "$rd/verify.all" "$m" | grep -q .; then
-			failing+=("$m")
-		fi
-	done
-	[ ${#failing[@]} -eq 0 ] || list_losses "$rd" $((min - R_QD))
-	for m in "${METHOD_LIST[@]}"; do
-		local lost=0
-		if [[ " ${failing[*]} " == *" $m "* ]]; then
-			lost=$(awk -F'\t' -v m="$m" '$1 == m' "$rd/lost.tsv" | wc -l)
-			[ "$lost" -gt 0 ] || lost=1 # its first bad block lay beyond the writes listed
-		fi
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$m" "$R" "$R_BS" "$R_QD" "$R_BATCH" \
-			"${ACKED[$m]}" "${VERIFIED[$m]}" "$lost" >>"$rd/result.tsv"
-		printf '  %-10s %7s writes acknowledged, %7s read back, %s lost\n' "$m" "${ACKED[$m]}" \
-			"${VERIFIED[$m]}" "$lost" >&2
-	done
+	echo "$rc" >"$rd/readback.rc"
+	python3 "$MATRIX" judge-round "$rd" --methods "$METHODS" || return 1
+	awk -F'\t' '{ printf "  %-10s %7s writes acknowledged, %7s read back, %s lost\n", $1, $6, $7, $8 }' \
+		"$rd/result.tsv" >&2
 }
 
-# fio's --output file holds its messages (verify errors) before the JSON: the JSON
-fio_json() { # FILE
-	sed -n '/^{/,$p' "$1" 2>/dev/null
-}
-
-# each job's total I/Os of DIR (write, read) from fio's JSON into the associative array
-# NAME (jobname -> count), and each job's error into ERRORS: one jq for all methods
-job_figures() { # JSON DIR NAME
-	local -n figures=$3
-	local name ios err
-	# (a here-string, not process substitution: the VM's guests have no /dev/fd)
-	while IFS=$'\t' read -r name ios err; do
-		[ -n "$name" ] || continue
-		# shellcheck disable=SC2034 # figures names the caller's array
-		figures["$name"]=$ios
-		ERRORS["$name"]=$err
-	done <<<"$(fio_json "$1" | jq -r --arg d "$2" '.jobs[] | [.jobname, .[$d].total_ios, .error] | @tsv' 2>/dev/null)"
-}
-
-# fio's verify errors name "... at file JOB.0.0 offset N": the offsets, in order
-bad_offsets() { # LOG|- JOB
-	grep -o "at file $2\.0\.0 offset [0-9]*" "$1" | awk '{ print $5 }' | sort -n | uniq || true
-}
-
-# Every bad block among the first N writes of each method (all acknowledged: N is the
-# smallest count acknowledged less one depth), fio going on past each: all methods
-# again, one after the other (fio's offsets depend on each job's number; their
-# messages must not interleave), without the saved state, which does not hold when
-# fio goes on after an error. lost.tsv: METHOD ROUND OFFSET and fio's words about it.
-list_losses() { # RD N
-	local rd=$1 n=$2 m off
-	[ "$n" -gt 0 ] || return 0
-	echo "$n" >"$rd/listed-writes"
-	start_servers "$rd/server-list.log" || return 0
-	step "$R" "listing the lost writes among the first $n of each method"
-	client "$rd" "$rd/list.json" "$rd/list.log" --verify_only=1 --verify_state_save=0 --number_ios="$n" \
-		--verify_fatal=0 --continue_on_error=verify --stonewall || true
-	stop_server
-	for m in "${METHOD_LIST[@]}"; do
-		for off in $(cat "$rd/list.log" "$rd/list.json" | bad_offsets - "$m"); do
-			printf '%s\t%s\t%s\t%s\n' "$m" "$R" "$off" \
-				"$(grep -h -m1 "at file $m\.0\.0 offset ${off}[^0-9]" "$rd/list.json" "$rd/list.log" |
-					head -1 | tr '\t' ' ' | cut -c1-300)" >>"$rd/lost.tsv"
-		done
-	done
+# a round's SEED (63 random bits: fio takes no more) and PATTERN (16 random bytes)
+round_identity() {
+	SEED=$((($(od -An -N4 -tu4 /dev/urandom) & 0x7fffffff) << 32 | $(od -An -N4 -tu4 /dev/urandom)))
+	PATTERN=0x$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
 }
 
 step() { # ROUND TEXT [eta]
@@ -435,9 +390,11 @@ rounds() {
 		round_shape "$R"
 		rd=$OUT/rounds/r$R
 		mkdir -p "$rd"
-		# a seed of its own: a lost write must not find the same bytes from an earlier round
-		SEED=$((4242 + R * 7919 + $(date +%s) % 100000))
-		printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$R" "$R_BS" "$R_QD" "$R_BATCH" "$R_RATE" "$SEED" >"$rd/shape.tsv"
+		# offsets and a pattern of the round's own: a lost write must not find a block
+		# that an earlier round, an earlier run or another program left there
+		round_identity
+		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$R" "$R_BS" "$R_QD" "$R_BATCH" "$R_RATE" "$SEED" "$PATTERN" \
+			>"$rd/shape.tsv"
 		if write_and_cut "$rd" && read_back "$rd"; then
 			:
 		else
@@ -584,7 +541,12 @@ exit_status() {
 	if cat "$OUT"/rounds/*/result.tsv 2>/dev/null | awk -F'\t' '$8 > 0 { found = 1 } END { exit !found }'; then
 		return 1
 	fi
+	# an acknowledged write not read back: nothing can be said of it
+	if cat "$OUT"/rounds/*/result.tsv 2>/dev/null | awk -F'\t' '$9 > 0 { found = 1 } END { exit !found }'; then
+		return 3
+	fi
 	grep -q '^complete' "$OUT/status" 2>/dev/null || return 3
 }
 
-main "$@"
+# (sourced by tests/matrix/test_durability.sh: the functions only)
+[ "${BASH_SOURCE[0]}" != "$0" ] || main "$@"

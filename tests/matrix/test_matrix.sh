@@ -256,6 +256,9 @@ durability_checks() {
 	echo complete >"$WORK/durability-clean/status"
 	check "durability: a clean run's verdicts SURVIVED" bash -c \
 		"python3 '$MATRIX' durability '$WORK/durability-clean' && $(declare -f durability_clean); WORK='$WORK' durability_clean"
+	check "durability: judging a round, the verdicts' rules (test_readback.py)" python3 "$HERE/test_readback.py"
+	check "durability: rounds against platforms that lose data, fio on files (test_durability.sh)" \
+		"$HERE/test_durability.sh"
 	check "durability CLI: --help, and as run_matrix.sh durability" bash -c \
 		"'$ROOT/scripts/run_matrix.sh' durability --help | grep -q -- '--power-cut CMD'"
 	check "durability CLI: --dry-run cycles bs x iodepth over the rounds" bash -c \

@@ -2,6 +2,7 @@
 """The command line of scripts/matrix/matrix: its subcommands and options, each
 subcommand handed to the module of its job."""
 import argparse
+import sys
 
 from .benchmarks import cmd_benchmarks
 from .compare import cmd_compare
@@ -9,6 +10,7 @@ from .decide import cmd_decide, cmd_settled
 from .durability import cmd_durability
 from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
+from .readback import cmd_judge_round
 from .platform import cmd_platform
 from .polling import cmd_polling
 from .clientsbench import cmd_clients_bench
@@ -42,6 +44,10 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                clients.tsv
   matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
                run's folder (scripts/run_durability.sh)
+  matrix judge-round DIR --methods LIST [--issued]
+               a durability round's result.tsv and lost.tsv from fio's I/O log,
+               saved verify states and read-back (--issued: print the most
+               writes any method issued, for the read-back's number_ios)
   matrix report --out DIR [METHOD=]FIO_JSON...
                a result folder DIR (then built) from the client's fio JSON of the
                sweep job files (jobs/sweep.fio): one point per section; a server's
@@ -126,6 +132,11 @@ def main():
     d = sub.add_parser("durability", help="the report of a durability run's folder")
     d.add_argument("dir")
     d.set_defaults(fn=cmd_durability)
+    j = sub.add_parser("judge-round", help="a durability round's result.tsv and lost.tsv")
+    j.add_argument("dir")
+    j.add_argument("--methods", required=True)
+    j.add_argument("--issued", action="store_true")
+    j.set_defaults(fn=cmd_judge_round)
     e = sub.add_parser("expand-job", help="a job file for a client host: includes and ${VAR} expanded")
     e.add_argument("--out", required=True)
     e.add_argument("--set", action="append", metavar="OPTION=VALUE", help="added to [global]")
@@ -139,4 +150,4 @@ def main():
                     help="the server's direct_write_to_pmem (default 0)")
     pf.set_defaults(fn=cmd_platform)
     args = ap.parse_args()
-    args.fn(args)
+    sys.exit(args.fn(args) or 0)

@@ -8,9 +8,8 @@ import glob
 import os
 
 from .common import read_json, table_head
+from .readback import RESULT_COLUMNS as ROUND_COLUMNS
 from .report_html import write_reports
-
-ROUND_COLUMNS = ["method", "round", "bs", "iodepth", "batch", "acknowledged", "read_back", "lost"]
 
 
 def read_tsv(path, columns):
@@ -34,7 +33,8 @@ def load_rounds(folder):
     rounds = []
     dirs = glob.glob(os.path.join(folder, "rounds", "r*"))
     for d in sorted(dirs, key=lambda p: int(os.path.basename(p)[1:] or 0)):
-        shape = read_tsv(os.path.join(d, "shape.tsv"), ["round", "bs", "iodepth", "batch", "rate", "seed"])
+        shape = read_tsv(os.path.join(d, "shape.tsv"), ["round", "bs", "iodepth", "batch", "rate", "seed",
+                                                                    "pattern"])
         results = read_tsv(os.path.join(d, "result.tsv"), ROUND_COLUMNS)
         rounds.append({
             "shape": shape[0] if shape else {"round": os.path.basename(d)[1:]},
@@ -45,19 +45,37 @@ def load_rounds(folder):
     return rounds
 
 
+def count(row, column):
+    """A figure of result.tsv (0 where an older run's file has no such column)."""
+    try:
+        return int(row.get(column) or 0)
+    except ValueError:
+        return 0
+
+
 def verdicts(methods, rounds):
-    """Per method: rounds judged, writes acknowledged, read back and lost, and the verdict."""
+    """Per method: rounds judged, writes acknowledged, read back and lost, and the verdict.
+    SURVIVED only where every round was judged, every acknowledged write read back and
+    none lost: a round not judged or a write not read back leaves the question open."""
     out = []
     for m in methods:
         rows = [r for rd in rounds for r in rd["results"] if r["method"] == m]
-        acked = sum(int(r["acknowledged"]) for r in rows)
-        back = sum(int(r["read_back"]) for r in rows)
-        lost = sum(int(r["lost"]) for r in rows)
-        lost_rounds = [r["round"] for r in rows if int(r["lost"]) > 0]
+        acked = sum(count(r, "acknowledged") for r in rows)
+        back = sum(count(r, "read_back") for r in rows)
+        lost = sum(count(r, "lost") for r in rows)
+        unread = acked - back
+        lost_rounds = [r["round"] for r in rows if count(r, "lost") > 0]
+        open_rounds = len(rounds) - len(rows)
         if lost:
             verdict = f"LOST {lost} acknowledged write(s) in round(s) {', '.join(lost_rounds)}"
         elif not rows:
             verdict = "NOT JUDGED: no round completed"
+        elif unread > 0 or any(count(r, "acknowledged") == 0 for r in rows):
+            verdict = (f"NOT JUDGED: {unread} acknowledged write(s) not read back"
+                       if unread > 0 else "NOT JUDGED: a round acknowledged no write")
+        elif open_rounds:
+            verdict = (f"NOT JUDGED: {open_rounds} of {len(rounds)} round(s) could not be judged "
+                       f"(nothing lost in the other {len(rows)})")
         else:
             verdict = f"SURVIVED: every acknowledged write read back intact, {len(rows)} power cut(s)"
         out.append({"method": m, "verdict": verdict, "judged": len(rows), "acknowledged": acked,
@@ -68,10 +86,11 @@ def verdicts(methods, rounds):
 def write_csvs(folder, rounds):
     with open(os.path.join(folder, "results.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(ROUND_COLUMNS + ["rate"])
+        w.writerow(ROUND_COLUMNS + ["rate", "seed", "pattern"])
         for rd in rounds:
             for r in rd["results"]:
-                w.writerow([r[c] for c in ROUND_COLUMNS] + [rd["shape"].get("rate", "")])
+                w.writerow([r.get(c, "") for c in ROUND_COLUMNS] +
+                           [rd["shape"].get(k, "") for k in ("rate", "seed", "pattern")])
     with open(os.path.join(folder, "lost.csv"), "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["round", "method", "offset", "fio_says"])
@@ -114,16 +133,23 @@ def cmd_durability(args):
     for v in verdicts(methods, rounds):
         md.append(f"| {v['method']} | **{v['verdict']}** | {v['judged']} | {v['acknowledged']} | "
                   f"{v['read_back']} | {v['lost']} |")
-    md += ["", "Read back counts the writes fio's saved state names: every write that completed, "
-           "less those still in flight at the trigger (never acknowledged).", ""]
+    md += ["", "Acknowledged counts the writes fio's saved state names: every write issued before "
+           "the trigger, less those still in flight then (never acknowledged); read back, those of "
+           "them the read-back read again. SURVIVED needs every round judged and every acknowledged "
+           "write read back intact.", ""]
     md += ["## Rounds", ""]
-    md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "method", "acknowledged",
-                      "read back", "lost"])
+    md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
+           "block read back with its header (the offset) and that pattern byte for byte, so no block "
+           "that an earlier round, an earlier run or another program left could pass for one of the "
+           "round's writes.", ""]
+    md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "seed", "pattern", "method",
+                      "issued", "acknowledged", "read back", "lost"])
     for rd in rounds:
         s = rd["shape"]
         for r in rd["results"]:
             md.append(f"| {r['round']} | {r['bs']} | {r['iodepth']} | {r['batch']} | {s.get('rate', '')} | "
-                      f"{r['method']} | {r['acknowledged']} | {r['read_back']} | {r['lost']} |")
+                      f"{s.get('seed', '')} | `{s.get('pattern', '')}` | {r['method']} | {r.get('issued', '')} | "
+                      f"{r['acknowledged']} | {r['read_back']} | {r['lost']} |")
     not_judged = [rd for rd in rounds if rd["error"]]
     if not_judged:
         md += ["", "Rounds not judged:", ""]

@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""A durability round's judgement (scripts/run_durability.sh): which writes fio saw
+acknowledged, and which of them read back intact after the power cut.
+
+The round's folder holds what the write run left -- fio's saved verify state of each
+job (local-JOB-I-verify.state: how many writes were issued when the trigger came, and
+the offsets of the last iodepth completions) -- and what the read-back left: fio
+re-issuing the same offsets, in the same order, as reads, checking each block against
+the round's own pattern and going on past a bad one, one job after the other
+(readback.iolog: every read in order; readback.json, readback.log: every bad block
+named "at file JOB.0.0 offset N", and how many reads each job made). (The write run's
+own I/O log cannot give the order: fio's jobs append to it from buffers of their own,
+which may split a line.)
+
+A write counts as acknowledged as fio's own verify_state_load counts it: every write
+issued before the last iodepth, and of those last ones each whose offset is among the
+saved completions. Writes read but never acknowledged (in flight at the trigger) are
+not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
+issued) and lost.tsv (each lost write's offset and what fio said of it)."""
+import json
+import os
+import re
+import struct
+
+# fio's verify state file (verify-state.h, version 3): a header, then one thread's list
+STATE_HEADER = struct.Struct("<QQQ")        # version, size, crc
+STATE_LIST = struct.Struct("<QIIQQ")        # no_comps, depth, nofiles, numberio, index
+STATE_FIXED = STATE_LIST.size + 56 + 64     # ... rand state (use64 + 6 words), name[64]
+STATE_COMP = struct.Struct("<QQ")           # fileno, offset
+STATE_VERSION = 3
+
+RESULT_COLUMNS = ["method", "round", "bs", "iodepth", "batch", "acknowledged", "read_back", "lost",
+                  "unread", "issued"]
+
+
+class RoundError(Exception):
+    """The round cannot be judged: its reason, for the report."""
+
+
+def read_state(path):
+    """(issued, depth, completed offsets) of one job's saved verify state."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise RoundError(f"no saved verify state {os.path.basename(path)}: {e.strerror}") from e
+    if len(data) < STATE_HEADER.size + STATE_FIXED:
+        raise RoundError(f"{os.path.basename(path)}: {len(data)} bytes, too short for fio's verify state")
+    version, size, _crc = STATE_HEADER.unpack_from(data, 0)
+    if version != STATE_VERSION:
+        raise RoundError(f"{os.path.basename(path)}: verify state version {version}, "
+                         f"this reader knows {STATE_VERSION}")
+    no_comps, depth, nofiles, numberio, _index = STATE_LIST.unpack_from(data, STATE_HEADER.size)
+    # (a job that ended before the trigger closed its file: no completion left in flight)
+    if nofiles > 1 or no_comps > depth * nofiles or size != STATE_FIXED + depth * nofiles * STATE_COMP.size or \
+            len(data) < STATE_HEADER.size + size:
+        raise RoundError(f"{os.path.basename(path)}: not a one-file job's verify state "
+                         f"(files {nofiles}, completions {no_comps}, depth {depth}, size {size})")
+    first = STATE_HEADER.size + STATE_FIXED
+    comps = {STATE_COMP.unpack_from(data, first + i * STATE_COMP.size)[1] for i in range(no_comps)}
+    return numberio, depth if nofiles else 0, comps
+
+
+def logged(iolog, fname, action):
+    """The offsets of FNAME's ACTION lines in fio's I/O log, in order (version 3:
+    TIME FILE ACTION OFFSET LENGTH)."""
+    out = []
+    try:
+        with open(iolog) as f:
+            for line in f:
+                w = line.split()
+                if len(w) == 5 and w[1] == fname and w[2] == action and w[3].isdigit():
+                    out.append(int(w[3]))
+    except OSError as e:
+        raise RoundError(f"no I/O log {os.path.basename(iolog)}: {e.strerror}") from e
+    return out
+
+
+def acknowledged(issued, numberio, depth, comps):
+    """Indexes of the writes fio counts as acknowledged (see the module's text), of the
+    first NUMBERIO; a write whose offset the read-back never reached (beyond ISSUED)
+    counts too: nothing says it was not acknowledged."""
+    return [k for k in range(numberio) if k < numberio - depth or k >= len(issued) or issued[k] in comps]
+
+
+def fio_json(text):
+    """fio's JSON from an --output file that also holds its messages (a message may end
+    on the line where the JSON starts)."""
+    at = text.find('"fio version"')
+    start = text.rfind("{", 0, at) if at >= 0 else -1
+    if start < 0:
+        return None
+    try:
+        return json.loads(text[start:])
+    except ValueError:
+        return None
+
+
+def bad_blocks(text, fname):
+    """offset -> what fio said of it, for every block of FNAME fio found bad."""
+    bad = {}
+    lines = text.splitlines()
+    where = re.compile(r"at file " + re.escape(fname) + r" offset (\d+)")
+    for i, line in enumerate(lines):
+        m = where.search(line)
+        if not m or int(m.group(1)) in bad:
+            continue
+        said = line
+        if line.startswith("pattern:") and i >= 2:  # fio names the byte two lines before
+            said = f"{lines[i - 2]}; {line}"
+        bad[int(m.group(1))] = said.replace("\t", " ")[:300]
+    return bad
+
+
+def judge(folder, methods):
+    """Per method: (row of RESULT_COLUMNS, [(offset, message)] lost)."""
+    with open(os.path.join(folder, "shape.tsv")) as f:
+        shape = f.read().split("\t")
+    texts = ""
+    for name in ("readback.log", "readback.json"):
+        try:
+            with open(os.path.join(folder, name), errors="replace") as f:
+                texts += f.read() + "\n"
+        except OSError:
+            pass
+    doc = fio_json(texts)
+    if doc is None:
+        raise RoundError("the read-back left no fio JSON: readback.log")
+    reads = {j.get("jobname"): j.get("read", {}).get("total_ios", 0) for j in doc.get("jobs", [])}
+    out = []
+    for i, m in enumerate(methods):
+        if m not in reads:
+            raise RoundError(f"the read-back has no job {m}: readback.log")
+        numberio, depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
+        issued = logged(os.path.join(folder, "readback.iolog"), f"{m}.0.0", "read")
+        acked = acknowledged(issued, numberio, depth, comps)
+        read = min(len(issued), reads[m])
+        bad = bad_blocks(texts, f"{m}.0.0")
+        lost = [(issued[k], bad[issued[k]]) for k in acked if k < read and issued[k] in bad]
+        unread = [k for k in acked if k >= read]
+        row = [m, shape[0], shape[1], shape[2], shape[3], len(acked), len(acked) - len(unread), len(lost),
+               len(unread), numberio]
+        out.append((row, lost))
+    return out
+
+
+def most_issued(folder, methods):
+    return max(read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))[0] for i, m in enumerate(methods))
+
+
+def cmd_judge_round(args):
+    methods = [m for m in args.methods.split(",") if m]
+    try:
+        if args.issued:
+            print(most_issued(args.dir, methods))
+            return 0
+        judged = judge(args.dir, methods)
+    except RoundError as e:
+        with open(os.path.join(args.dir, "error"), "w") as f:
+            print(e, file=f)
+        return 1
+    with open(os.path.join(args.dir, "result.tsv"), "w") as res, open(os.path.join(args.dir, "lost.tsv"), "w") as lost:
+        for row, losses in judged:
+            print("\t".join(map(str, row)), file=res)
+            for off, said in losses:
+                print(f"{row[0]}\t{row[1]}\t{off}\t{said}", file=lost)
+    return 0

@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# tests/matrix/test_durability.sh -- can a durability round be fooled? The runner's own
+# round (scripts/run_durability.sh's write_and_cut and read_back, sourced) with real fio
+# on this host: the servers' memory two files written by fio's psync engine with the
+# durability jobs' own settings (jobs/durability-io.inc), the "server" no RDMA at all --
+# this shows the judging, not the engines (tests/multinode/durability.sh runs it over
+# RDMA across a power cut). The power cut and the platform's loss are modelled on the
+# files: each round a platform that
+#   - keeps everything: nothing lost, every acknowledged write read back;
+#   - reverts to its state from before the round: every acknowledged write LOST;
+#   - reverts to an earlier round's state (the same offsets written again): all LOST;
+#   - loses the writes of the last 300 ms: exactly those offsets, each method counted
+#     over all of its own writes, with a torn block (its data, not its header);
+#   - a boot id that cannot be read before the cut, a cut that reboots nothing, a
+#     result folder with a space, a quote and $(...) in its name for fio's trigger.
+# Run by tests/matrix/test_matrix.sh; prints "N passed, M failed".
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/tests/durability-host
+command -v fio >/dev/null || { echo "fio is missing: run scripts/deps.sh"; echo "0 passed, 1 failed"; exit 1; }
+# shellcheck source=scripts/run_durability.sh
+. "$ROOT/scripts/run_durability.sh"
+set +e
+PASSED=0 FAILED=0
+
+check() { # NAME COMMAND...
+	local name=$1
+	shift
+	if "$@" >"$WORK/check.log" 2>&1; then
+		echo "PASS $name"
+		PASSED=$((PASSED + 1))
+	else
+		echo "FAIL $name"
+		sed 's/^/  | /' "$WORK/check.log" | tail -n 30
+		FAILED=$((FAILED + 1))
+	fi
+}
+
+# ---- the runner, its server side replaced by two files on this host ----
+job_files() {
+	JOB_FILES=("$WORK/dev/durability-host.fio")
+	SECTIONS=(--section=apm --section=gpspm)
+}
+start_servers() { :; }
+boot_id() { cat "$WORK/boot-id" 2>/dev/null; }
+
+setup() {
+	rm -rf "$WORK" && mkdir -p "$WORK/dev"
+	cp "$ROOT/jobs/durability-io.inc" "$WORK/dev/"
+	cat >"$WORK/dev/durability-host.fio" <<-EOF
+		[global]
+		ioengine=psync
+		thread
+		create_serialize=1
+		[global]
+		include durability-io.inc
+		[apm]
+		filename=apm.0.0
+		[gpspm]
+		filename=gpspm.0.0
+	EOF
+	truncate -s 2m "$WORK/dev/apm.0.0" "$WORK/dev/gpspm.0.0"
+	METHODS=apm,gpspm BS_LIST=4k QD_LIST=1 BATCH=1 WRITE_TIME=1 SERVER_SIZE=2m RATE=150
+	check_args
+	round_shape 1
+	R=1 ROUNDS=1 START=$SECONDS
+	WAIT_UP=true
+}
+
+# the memory's state now, kept as NAME
+image() { cp "$WORK/dev/apm.0.0" "$WORK/$1.apm"; cp "$WORK/dev/gpspm.0.0" "$WORK/$1.gpspm"; }
+restore() { cp "$WORK/$1.apm" "$WORK/dev/apm.0.0"; cp "$WORK/$1.gpspm" "$WORK/dev/gpspm.0.0"; }
+
+# one round as the runner does it: its seed and pattern, the writes until the trigger,
+# the cut (a new boot id unless CUT says otherwise), --before-restart's LOSS, the read-back
+round() { # NAME LOSS [CUT]
+	local rd=$WORK/$1
+	mkdir -p "$rd"
+	round_identity
+	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' 1 4k 1 1 "$R_RATE" "$SEED" "$PATTERN" >"$rd/shape.tsv"
+	POWER_CUT=${3:-"od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"}
+	BEFORE_RESTART=$2
+	(cd "$WORK/dev" && write_and_cut "$rd" && read_back "$rd")
+}
+
+figure() { # ROUND METHOD COLUMN (result.tsv: 6 acknowledged 7 read back 8 lost 9 unread 10 issued)
+	awk -F'\t' -v m="$2" -v c="$3" '$1 == m { print $c }' "$WORK/$1/result.tsv"
+}
+
+# every method: LOST exactly as many as acknowledged (> 0), all read back
+all_lost() { # ROUND
+	local m a
+	for m in apm gpspm; do
+		a=$(figure "$1" "$m" 6)
+		echo "$m: $(cut -f6- "$WORK/$1/result.tsv" | tr '\n' ' ')"
+		[ "${a:-0}" -gt 0 ] && [ "$(figure "$1" "$m" 8)" = "$a" ] && [ "$(figure "$1" "$m" 7)" = "$a" ] || return 1
+	done
+}
+
+clean_round() {
+	echo boot-0 >"$WORK/boot-id"
+	image before-clean
+	round clean true || { cat "$WORK/clean/error"; return 1; }
+	local m
+	for m in apm gpspm; do
+		cut -f1,6- "$WORK/clean/result.tsv"
+		[ "$(figure clean "$m" 6)" -gt 0 ] && [ "$(figure clean "$m" 8)" = 0 ] &&
+			[ "$(figure clean "$m" 7)" = "$(figure clean "$m" 6)" ] || return 1
+	done
+	[ ! -s "$WORK/clean/lost.tsv" ]
+}
+
+# the platform forgets the round: its memory as it was before it
+reverts_to_before_round() {
+	image before-revert
+	round revert "cp '$WORK/before-revert.apm' '$WORK/dev/apm.0.0' && cp '$WORK/before-revert.gpspm' '$WORK/dev/gpspm.0.0'" ||
+		{ cat "$WORK/revert/error"; return 1; }
+	all_lost revert
+}
+
+# the platform holds again what it held after an earlier round (the clean one)
+reverts_to_earlier_round() {
+	image after-revert
+	restore after-revert
+	round earlier "cp '$WORK/before-revert.apm' '$WORK/dev/apm.0.0' && cp '$WORK/before-revert.gpspm' '$WORK/dev/gpspm.0.0'" ||
+		{ cat "$WORK/earlier/error"; return 1; }
+	all_lost earlier
+}
+
+# the platform loses the writes of the last 300 ms before the cut (their blocks as they
+# were before the round), and one older block of apm is torn (a byte of its data); apm
+# writes at twice gpspm's rate, so its losses lie beyond gpspm's count
+loses_last_writes() {
+	image before-recent
+	cat >"$WORK/lose-recent.py" <<-'EOF'
+		import sys
+		work, rd = sys.argv[1:3]
+		rows = [l.split() for l in open(f"{rd}/write.iolog")]
+		writes = [(int(w[0]), w[1], int(w[3])) for w in rows if len(w) == 5 and w[2] == "write"]
+		end = max(t for t, _, _ in writes)
+		for job in ("apm", "gpspm"):
+		    mine = [(t, o) for t, f, o in writes if f == f"{job}.0.0"]
+		    # the last one may have been in flight: never acknowledged, left alone
+		    lost = [o for t, o in mine[:-1] if t >= end - 300_000]  # (the log's times are microseconds)
+		    old = open(f"{work}/before-recent.{job}", "rb")
+		    with open(f"{work}/dev/{job}.0.0", "r+b") as dev:
+		        for o in lost:
+		            old.seek(o)
+		            dev.seek(o)
+		            dev.write(old.read(4096))
+		        if job == "apm":  # torn: its header intact, one byte of its data not
+		            dev.seek(mine[5][1] + 100)
+		            dev.write(b"\xa5")
+		            lost.append(mine[5][1])
+		    with open(f"{rd}/expected-{job}", "w") as f:
+		        f.write("".join(f"{o}\n" for o in sorted(set(lost))))
+	EOF
+	# apm's writes at twice the rate of gpspm's
+	sed -i 's/^\[apm\]$/[apm]\nrate_iops=300/' "$WORK/dev/durability-host.fio"
+	round recent "python3 '$WORK/lose-recent.py' '$WORK' '$WORK/recent'" || { cat "$WORK/recent/error"; return 1; }
+	sed -i '/^rate_iops=300$/d' "$WORK/dev/durability-host.fio"
+	local m want got
+	for m in apm gpspm; do
+		want=$(tr '\n' ' ' <"$WORK/recent/expected-$m")
+		got=$(awk -F'\t' -v m="$m" '$1 == m { print $3 }' "$WORK/recent/lost.tsv" | sort -n | tr '\n' ' ')
+		echo "$m: lost offsets expected: $want"
+		echo "$m: reported:              $got"
+		cut -f1,6- "$WORK/recent/result.tsv"
+		[ -n "$want" ] && [ "$want" = "$got" ] && [ "$(figure recent "$m" 8)" -eq "$(wc -w <<<"$want")" ] || return 1
+	done
+	# apm's losses beyond everything gpspm acknowledged are counted too
+	[ "$(figure recent apm 6)" -gt $(($(figure recent gpspm 6) + 20)) ] || return 1
+	grep -q "got pattern" "$WORK/recent/lost.tsv" # the torn block, and what fio read there
+}
+
+# no boot id before the cut: no reboot could be seen, the round is not judged
+no_boot_id() {
+	rm -f "$WORK/boot-id"
+	! round noboot true && grep -q "boot id could not be read before the cut" "$WORK/noboot/error" &&
+		[ ! -e "$WORK/noboot/result.tsv" ]
+}
+
+# a power cut that did nothing (the same boot id after it): not judged
+cut_did_nothing() {
+	echo boot-7 >"$WORK/boot-id"
+	! round nocut true true && grep -q "did not boot again" "$WORK/nocut/error" && [ ! -e "$WORK/nocut/result.tsv" ]
+}
+
+# fio runs its trigger through /bin/sh: a folder whose name holds a space, a quote
+# and $(...) still gets its cut run, and nothing of the name executed
+odd_folder() {
+	local name="a b'c \$(touch pwned)"
+	echo boot-8 >"$WORK/boot-id"
+	round "$name" true || { cat "$WORK/$name/error"; return 1; }
+	[ "$(cat "$WORK/$name/power-cut.rc")" = 0 ] && [ ! -e "$WORK/dev/pwned" ] && [ ! -e pwned ]
+}
+
+# The two fio 3.33 traps that made every round write the same blocks, shown with the
+# null engine (the controls: each must hold, or the job files' way around it is moot):
+# randseed= moves the offsets only with randrepeat=0, and a command-line option does
+# not override what the job file sets
+offsets_of() { # JOBFILE OPTIONS...
+	local log=$WORK/null.iolog
+	rm -f "$log"
+	fio "$@" --write_iolog="$log" --output=/dev/null >/dev/null 2>&1 || return 1
+	awk '$3 == "write" { printf "%s/%s ", $4, $5 }' "$log"
+}
+
+fio_traps() {
+	printf '[global]\nioengine=null\nsize=1m\nbs=4k\nrw=randwrite\nnumber_ios=8\n[a]\n' >"$WORK/null.fio"
+	local s1 s2 r1 r2 big
+	s1=$(offsets_of "$WORK/null.fio" --randseed=1) && s2=$(offsets_of "$WORK/null.fio" --randseed=2) || return 1
+	r1=$(offsets_of "$WORK/null.fio" --randrepeat=0 --randseed=1) || return 1
+	r2=$(offsets_of "$WORK/null.fio" --randrepeat=0 --randseed=2) || return 1
+	big=$(offsets_of "$WORK/null.fio" --bs=8k) || return 1
+	echo "seed 1: $s1"; echo "seed 2: $s2"; echo "randrepeat=0, seed 1: $r1"; echo "randrepeat=0, seed 2: $r2"
+	echo "--bs=8k over the job file's bs=4k: $big"
+	[ -n "$s1" ] && [ "$s1" = "$s2" ] && [ "$r1" != "$r2" ] && [ "$r1" != "$s1" ] && [[ $big != *8192* ]] &&
+		grep -qx 'randrepeat=0' "$ROOT/jobs/durability-io.inc" && grep -qx "randseed=\${RANDSEED}" "$ROOT/jobs/durability-io.inc"
+}
+
+# the verdict: SURVIVED only with every acknowledged write read back (test_readback.py
+# covers the rest of the judging)
+setup
+check "fio 3.33: randseed moves offsets only with randrepeat=0; job file over command line" fio_traps
+check "a clean round: nothing lost, every acknowledged write read back" clean_round
+check "memory back to before the round: every acknowledged write LOST" reverts_to_before_round
+check "memory back to an earlier round's: every acknowledged write LOST" reverts_to_earlier_round
+check "the last 300 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
+check "no boot id before the cut: not judged" no_boot_id
+check "a power cut that rebooted nothing: not judged" cut_did_nothing
+check "a result folder with a space, a quote and \$(...): the cut runs, nothing executed" odd_folder
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" -eq 0 ]
