@@ -1,50 +1,75 @@
 #!/usr/bin/env bash
 # tests/multinode/durability.sh -- does what was acknowledged as durable survive the
-# server host's power cut? The runner a lab uses (scripts/run_durability.sh), from
-# node0 with node1 as the server host given by name, as on hardware: its power cut
-# by scripts/softroce-vm.d/power.sh (the host kills its QEMU: nothing of the guest
-# is flushed), the same NVDIMM backing file after the reboot. Two rounds, both
-# methods at once (three with RDMA_CORE, the native build's prefix, on kernel 6.12:
-# APM with the device's own FLUSH too; make test-native-e2e), random 4 KiB writes at iodepth 8 in batches of 4 (one flush per
-# batch):
-#  1. a negative control: while node1 is down (before its servers start again) 4
-#     acknowledged blocks of each method are damaged in its device DAX: the runner
-#     must report exactly those offsets lost, and its verdict LOST for both;
-#  2. a clean round: every acknowledged write read back intact.
+# server host's power cut, and can the verdict be fooled? The runner a lab uses
+# (scripts/run_durability.sh), from node0 with node1 as the server host given by name,
+# as on hardware: its power cut by scripts/softroce-vm.d/power.sh (the host kills its
+# QEMU: nothing of the guest is flushed), the same NVDIMM backing file after the
+# reboot. All methods at once (apm-native too with RDMA_CORE, the native build's
+# prefix, on kernel 6.12: make test-native-e2e), random 4 KiB writes at iodepth 8 in
+# batches of 4 (one flush per batch). The VM's NVDIMM never loses a write, so a
+# platform that does is played on node1's device DAX after each cut, before the
+# servers start again (--before-restart: tests/multinode/pmem_image.py):
+#  run 1, round 1: the writes of each method's last 300 ms lost (their blocks as before
+#     the round; the last iodepth writes, maybe in flight, left alone) and one older
+#     block of each torn (a byte of its data): exactly those offsets LOST;
+#  run 1, round 2: nothing lost: every acknowledged write read back intact;
+#  run 2: GPSPM's memory back to its state from before the round, APM's to what it held
+#     after run 1's round 1 (an earlier run): every acknowledged write LOST;
+#  run 3: a power cut that reboots nothing: not judged, never SURVIVED.
 # Then, with plain fio and the job files: a verify without the saved state must fail
 # on a block never written, and a saved state with create_serialize=0 is refused.
-# In the VM the NVDIMM is a file of the host: guest memory is never volatile, so this
-# shows the workflow and the checker, not a platform (docs/hardware.md).
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # the methods in the order of their jobs (durability.fio, then durability-native.fio):
 # method i's region starts at i x 16 MiB
 METHODS=(apm gpspm)
 [ -z "${RDMA_CORE:-}" ] || METHODS+=(apm-native)
+DEPTH=8 REGION=$((16 << 20))
+IMAGES=$PWD/build/multinode/durability-images
 
-# the runner's --before-restart hook (node1 back, its servers not yet): in round 1,
-# damage 16 bytes (the verify header) of the 5th, 15th, 25th and 35th write of each
-# method in node1's device DAX, and name them in DURABILITY_ROUND_DIR/damaged-METHOD
-if [ "${1:-}" = --damage ]; then
-	[ "${DURABILITY_ROUND:-}" = 1 ] || exit 0
+# node1's device DAX, as tests/multinode/pmem_image.py changes it
+pmem() { # WHAT ARGS...
+	timeout 60 ssh -n node1 python3 "$PWD/tests/multinode/pmem_image.py" /dev/dax0.0 "$@"
+}
+
+# the runner's --before-restart hook: node1 back, its servers not yet; PLATFORM names
+# the run (run1: round 1 loses its last writes, round 2 nothing; revert; keep)
+if [ "${1:-}" = --platform ]; then
 	rd=${DURABILITY_ROUND_DIR:?run me as run_durability.sh --before-restart}
-	args=()
-	i=0
-	for m in "${METHODS[@]}"; do
-		awk -v f="$m.0.0" '$2 == f && $3 == "write" { n++; if (n % 10 == 5 && n <= 35) print $4 }' \
-			"$rd/write.iolog" | sort -n >"$rd/damaged-$m"
-		[ "$(wc -l <"$rd/damaged-$m")" -eq 4 ] || { echo "fewer than 4 writes of $m in write.iolog"; exit 1; }
-		while read -r off; do args+=($((i * (16 << 20) + off))); done <"$rd/damaged-$m"
-		i=$((i + 1))
-	done
-	timeout 30 ssh -n node1 python3 -c "'
-import mmap, os, sys
-fd = os.open(\"/dev/dax0.0\", os.O_RDWR)
-m = mmap.mmap(fd, 64 << 20, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
-for o in map(int, sys.argv[1:]):
-    m[o:o + 16] = bytes(b ^ 0xff for b in m[o:o + 16])
-m.close()
-'" "${args[@]}"
+	case ${PLATFORM:?}:${DURABILITY_ROUND:?} in
+	run1:1)
+		# each method's writes of the last 300 ms (the log's times are microseconds),
+		# less its last 2 x DEPTH (those maybe in flight, with a margin: the jobs' lines
+		# of the log may be split where their buffers met), and its 6th write torn
+		i=0 blocks=() torn=()
+		end=$(awk 'NF == 5 && $3 == "write" { if ($1 > t) t = $1 } END { print t }' "$rd/write.iolog")
+		for m in "${METHODS[@]}"; do
+			awk -v f="$m.0.0" -v end="$end" -v d=$((2 * DEPTH)) 'NF == 5 && $2 == f && $3 == "write" {
+					t[n] = $1; o[n++] = $4 }
+				END { for (k = 0; k < n - d; k++) if (t[k] >= end - 300000) print o[k] }' \
+				"$rd/write.iolog" >"$rd/recent-$m"
+			awk -v f="$m.0.0" 'NF == 5 && $2 == f && $3 == "write" && ++n == 6 { print $4 }' "$rd/write.iolog" \
+				>"$rd/torn-$m"
+			sort -nu "$rd/recent-$m" "$rd/torn-$m" >"$rd/expected-$m"
+			while read -r off; do blocks+=($((i * REGION + off))); done <"$rd/recent-$m"
+			torn+=($((i * REGION + $(cat "$rd/torn-$m") + 100)))
+			i=$((i + 1))
+		done
+		[ ${#blocks[@]} -gt 0 ] || { echo "no write in the last 300 ms"; exit 1; }
+		pmem blocks "$IMAGES/before-run.img" 4096 "${blocks[@]}" && pmem tear "${torn[@]}" &&
+			pmem save "$IMAGES/after-round-1.img" $((${#METHODS[@]} * REGION)) ;;
+	run1:2)
+		pmem save "$IMAGES/before-run-2.img" $((${#METHODS[@]} * REGION)) ;;
+	revert:1)
+		# APM's regions (apm, apm-native) an earlier run's, GPSPM's its own from before
+		i=0
+		for m in "${METHODS[@]}"; do
+			img=$IMAGES/after-round-1.img
+			[ "$m" != gpspm ] || img=$IMAGES/before-run-2.img
+			pmem revert "$img" $((i * REGION)) "$REGION" || exit 1
+			i=$((i + 1))
+		done ;;
+	esac
 	exit
 fi
 
@@ -60,65 +85,130 @@ POWER=scripts/softroce-vm.d/power.sh
 RUN=$PWD/build/multinode/durability-run
 export RPMA_FIO_RDMA_CORE=${RDMA_CORE:-}
 
-# the runner: two rounds (the damaged one, then a clean one); exits 1 (writes lost)
-durability_rounds() {
-	local rc=0 st m r want got
-	e2e_wanted "$NAME" || return 1
-	E2E_DIR=$E2E_TMP/$NAME
-	rm -rf "$RUN" "$E2E_DIR" && mkdir -p "$E2E_DIR"
-	timeout 400 scripts/run_durability.sh --server "$SERVER_NODE" --server-ip "$SERVER_ADDR" \
+# the runner's rounds into OUT; its status in RC
+runner() { # OUT PLATFORM ROUNDS [RUNNER OPTIONS...]
+	local out=$1
+	export PLATFORM=$2
+	local rounds=$3
+	shift 3
+	rm -rf "$out"
+	RC=0
+	timeout 600 scripts/run_durability.sh --server "$SERVER_NODE" --server-ip "$SERVER_ADDR" \
 		--power-cut "$POWER cut $SERVER_NODE" --wait-up "$POWER wait-up $SERVER_NODE 180" \
 		--mem /dev/dax0.0 --mem-size 16m --direct-write --methods "$(IFS=,; echo "${METHODS[*]}")" \
-		${RDMA_CORE:+--native} --rounds 2 --bs 4k --iodepth 8 --batch 4 --write-time 2 --keep-iolog \
-		--port 7700 --before-restart "$PWD/$0 --damage" --out "$RUN" >"$E2E_DIR/runner.log" 2>&1 || rc=$?
-	sed -n '/^\[round/p; /^  [a-z]/p' "$E2E_DIR/runner.log"
+		${RDMA_CORE:+--native} --rounds "$rounds" --bs 4k --iodepth "$DEPTH" --batch 4 --write-time 2 \
+		--port 7700 --before-restart "$PWD/$0 --platform" --out "$out" "$@" >>"$E2E_DIR/runner.log" 2>&1 || RC=$?
+	sed -n '/^\[round/p; /^  [a-z]/p' "$E2E_DIR/runner.log" | tail -n $((rounds * 6))
+}
+
+figure() { # OUT ROUND METHOD COLUMN (results.csv: 6 acknowledged 7 read back 8 lost 9 unread 10 issued)
+	awk -F, -v r="$2" -v m="$3" -v c="$4" '$1 == m && $2 == r { print $c }' "$1/results.csv"
+}
+
+figures() { # OUT ROUND METHOD: acknowledged, read back, lost, unread, issued
+	awk -F, -v r="$2" -v m="$3" '$1 == m && $2 == r { print $6, $7, $8, $9, $10 }' "$1/results.csv"
+}
+
+judged() { # OUT WANT_RC
+	local st=0
+	[ "$RC" -eq "$2" ] || { echo "  the runner exited with $RC, not $2" >>"$E2E_DIR/why"; st=1; }
+	grep -q '^complete' "$1/status" 2>/dev/null ||
+		{ echo "  rounds not judged: $(cat "$1/status" 2>/dev/null)" >>"$E2E_DIR/why"; st=1; }
+	return "$st"
+}
+
+durability_rounds() {
+	local st m want got a
+	e2e_wanted "$NAME" || return 1
+	E2E_DIR=$E2E_TMP/$NAME
+	rm -rf "$RUN" "$E2E_DIR" "$IMAGES" && mkdir -p "$E2E_DIR" "$IMAGES"
+	pmem save "$IMAGES/before-run.img" $((${#METHODS[@]} * REGION)) ||
+		{ echo "  cannot save node1's device DAX" >>"$E2E_DIR/why"; runner_logs; return 1; }
+
+	runner "$RUN" run1 2
 	st=0
-	[ "$rc" -eq 1 ] || { echo "  the runner exited with $rc, not 1 (writes lost)" >>"$E2E_DIR/why"; st=1; }
-	grep -q '^complete' "$RUN/status" 2>/dev/null ||
-		{ echo "  rounds not judged: $(cat "$RUN/status" 2>/dev/null)" >>"$E2E_DIR/why"; st=1; }
+	judged "$RUN" 1 || st=1
 	e2e_result "$NAME-runner-judges-both-rounds" "$st"
 	[ "$st" -eq 0 ] || { runner_logs; return 1; }
-
 	for m in "${METHODS[@]}"; do
 		st=0
-		# round 2: nothing lost, something read back, no more than acknowledged
-		r=$(awk -F, -v m="$m" '$1 == m && $2 == 2' "$RUN/results.csv")
-		echo "  $m, round 2 (method,round,bs,iodepth,batch,acknowledged,read_back,lost,rate): $r"
-		awk -F, '{ exit !($6 > 0 && $7 > 0 && $7 <= $6 && $8 == 0) }' <<<"$r" ||
-			{ echo "  $m: round 2 must read back 0 < n <= acknowledged, none lost" >>"$E2E_DIR/why"; st=1; }
-		e2e_result "$NAME-$m-acknowledged-writes-survive" "$st"
-		st=0
-		# round 1: exactly the damaged offsets lost, the verdict LOST in the report
-		want=$(tr '\n' ' ' <"$RUN/rounds/r1/damaged-$m" 2>/dev/null)
+		want=$(tr '\n' ' ' <"$RUN/rounds/r1/expected-$m" 2>/dev/null)
 		got=$(awk -F, -v m="$m" '$1 == 1 && $2 == m { print $3 }' "$RUN/lost.csv" | sort -n | tr '\n' ' ')
-		echo "  $m: damaged offsets: ${want:-none}; reported lost: ${got:-none}"
-		if [ -z "$want" ] || [ "$want" != "$got" ]; then
-			echo "  $m: the damaged blocks must be reported lost, exactly them" >>"$E2E_DIR/why"
+		echo "  $m, round 1: lost as played: ${want:-none}"
+		echo "  $m, round 1: reported lost:  ${got:-none}"
+		if [ -z "$want" ] || [ "$want" != "$got" ] || [ "$(figure "$RUN" 1 "$m" 8)" -ne "$(wc -w <<<"$want")" ]; then
+			echo "  $m: the writes of the last 300 ms and the torn one must be reported lost, exactly them" \
+				>>"$E2E_DIR/why"
 			st=1
 		fi
-		grep -q "<td class='lost'><b>LOST 4 acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
-			{ echo "  report.html: no LOST verdict (4 writes, round 1) for $m" >>"$E2E_DIR/why"; st=1; }
-		e2e_result "$NAME-$m-damaged-blocks-reported" "$st"
+		e2e_result "$NAME-$m-recent-writes-lost-exactly" "$st"
+		st=0
+		a=$(figure "$RUN" 2 "$m" 6)
+		echo "  $m, round 2 (acknowledged, read back, lost, unread, issued): $(figures "$RUN" 2 "$m")"
+		if [ "${a:-0}" -le 0 ] || [ "$(figure "$RUN" 2 "$m" 7)" != "$a" ] || [ "$(figure "$RUN" 2 "$m" 8)" != 0 ]; then
+			echo "  $m: round 2 must read back every acknowledged write, none lost" >>"$E2E_DIR/why"
+			st=1
+		fi
+		e2e_result "$NAME-$m-acknowledged-writes-survive" "$st"
 	done
+	grep -q "<td class='lost'><b>LOST [0-9]* acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
+		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
 	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
 }
 
+# run 2 (after the controls, which need run 1's last round on the device): the memory
+# reverts, to the state from before the round (GPSPM) and to an earlier run's (APM)
+reverted_round() {
+	local out=$RUN-revert m a n st
+	E2E_DIR=$E2E_TMP/$NAME
+	runner "$out" revert 1
+	st=0
+	judged "$out" 1 || st=1
+	for m in "${METHODS[@]}"; do
+		a=$(figure "$out" 1 "$m" 6)
+		n=$(awk -v f="$m.0.0" 'NF == 5 && $2 == f && $3 == "write"' "$out/rounds/r1/write.iolog" | wc -l)
+		echo "  $m, reverted (acknowledged, read back, lost, unread, issued): $(figures "$out" 1 "$m"), $n in the I/O log"
+		if [ "${a:-0}" -le 0 ] || [ "$a" -lt $((n - DEPTH)) ] || [ "$(figure "$out" 1 "$m" 8)" != "$a" ]; then
+			echo "  $m: every acknowledged write must be LOST" >>"$E2E_DIR/why"
+			st=1
+		fi
+	done
+	e2e_result "$NAME-reverted-memory-every-write-lost" "$st"
+	[ "$st" -eq 0 ] || runner_logs "$out"
+}
+
+# run 3: a power cut that does nothing: the server's boot id is the same after it
+cut_that_did_nothing() {
+	local out=$RUN-nocut st=0
+	E2E_DIR=$E2E_TMP/$NAME
+	runner "$out" keep 1 --power-cut true --wait-up true --write-time 1
+	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
+	grep -q "did not boot again" "$out/rounds/r1/error" 2>/dev/null ||
+		{ echo "  no 'did not boot again' in the round's error" >>"$E2E_DIR/why"; st=1; }
+	if ! grep -q '^| apm | \*\*NOT JUDGED' "$out/report.md" || grep -q '\*\*SURVIVED' "$out/report.md"; then
+		echo "  report.md: a verdict other than NOT JUDGED" >>"$E2E_DIR/why"
+		st=1
+	fi
+	e2e_result "$NAME-cut-that-rebooted-nothing-not-judged" "$st"
+	[ "$st" -eq 0 ] || runner_logs "$out"
+}
+
 # what went wrong: the runner's output, each round's reason and the ends' last words
-runner_logs() {
-	local f
+runner_logs() { # [OUT]
+	local f out=${1:-$RUN}
 	cat "$E2E_DIR/why" 2>/dev/null
-	for f in "$E2E_DIR/runner.log" "$RUN"/rounds/*/error "$RUN"/rounds/*/*.log; do
+	for f in "$E2E_DIR/runner.log" "$out"/rounds/*/error "$out"/rounds/*/*.log; do
 		[ -s "$f" ] || continue
-		echo "  --- ${f#"$RUN"/}:"
+		echo "  --- ${f#"$out"/}:"
 		tail -n 15 "$f" | sed 's/^/  | /'
 	done
 }
 
 # the offsets of the acknowledged writes of METHOD in round 2 (its first N, in the
-# order fio issued them; the runner kept fio's I/O log: TIME FILE ACTION OFFSET LENGTH)
+# order fio issued them, as its read-back read them again: TIME FILE ACTION OFFSET LENGTH)
 issued_offsets() { # METHOD N
-	awk -v f="$1.0.0" -v n="$2" '$2 == f && $3 == "write" && got < n { print $4; got++ }' \
-		"$RUN/rounds/r2/write.iolog"
+	awk -v f="$1.0.0" -v n="$2" '$2 == f && $3 == "read" && got < n { print $4; got++ }' \
+		"$RUN/rounds/r2/readback.iolog"
 }
 
 # the offsets a verify run reported as bad, of METHOD's file, sorted
@@ -131,16 +221,17 @@ reported_bad() { # LOG METHOD
 # written in that round, and must fail on one, never on an acknowledged one. And
 # fio ignores a saved state in a job set up in its own thread: the engines refuse.
 controls() {
-	local st=0 rc=0 m w bad=0 off seed
+	local st=0 rc=0 m w bad=0 off seed pattern
 	seed=$(cut -f6 "$RUN/rounds/r2/shape.tsv")
+	pattern=$(cut -f7 "$RUN/rounds/r2/shape.tsv")
 	e2e_setup "$NAME-nostate" env SERVER_IP="$SERVER_ADDR" PORT=7700 SERVER_MEM=/dev/dax0.0 SERVER_SIZE=16m \
 		SERVER_BUSY_WAIT=0 fio jobs/durability-server.fio -- true
 	e2e_run_server >"$E2E_DIR/server.log" 2>&1 &
 	SPID=$!
 	if e2e_wait_line "$E2E_DIR/server.log" 'librpma_gpspm: job [0-9]+: listening on' "$E2E_READY_TIMEOUT" "$SPID"; then
 		timeout "$E2E_STEP_TIMEOUT" env SERVER_IP="$SERVER_ADDR" PORT=7700 SERVER_SIZE=16m BS=4k IODEPTH=8 \
-			BATCH=4 CONNECT_TIMEOUT=5000 fio jobs/durability.fio --randseed="$seed" \
-			--verify_only=1 --verify_state_save=0 >"$E2E_DIR/client.log" 2>&1 || rc=$?
+			BATCH=4 CONNECT_TIMEOUT=5000 RANDSEED="$seed" VERIFY_PATTERN="$pattern" fio jobs/durability.fio \
+			--aux-path="$E2E_DIR" --verify_only=1 >"$E2E_DIR/client.log" 2>&1 || rc=$?
 	else
 		echo "  the servers did not listen" >>"$E2E_DIR/why"
 		st=1
@@ -150,7 +241,7 @@ controls() {
 		w=$(awk -F, -v m="$m" '$1 == m && $2 == 2 { print $6 }' "$RUN/results.csv")
 		for off in $(reported_bad "$E2E_DIR/client.log" "$m"); do
 			bad=$((bad + 1))
-			if issued_offsets "$m" $((w - 8)) | grep -qx "$off"; then
+			if issued_offsets "$m" $((w - DEPTH)) | grep -qx "$off"; then
 				echo "  $m: offset $off, an acknowledged write, reported bad" >>"$E2E_DIR/why"
 				st=1
 			fi
@@ -178,5 +269,8 @@ controls() {
 	e2e_show_logs_if "$st"
 }
 
-durability_rounds && controls
+if durability_rounds && controls; then
+	reverted_round
+	cut_that_did_nothing
+fi
 e2e_summary
