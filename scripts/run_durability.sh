@@ -68,8 +68,9 @@ The rounds:
 
 Each round writes with a random seed and a verify pattern of its own (fio checks
 every byte of a block against it), so that no block an earlier round, an earlier
-run or another program left can pass for one of this round's writes; fio's I/O log
-of the writes (every offset, in order) stays in the round's folder.
+run or another program left can pass for one of this round's writes. The read-back
+reads every write the round issued, fio going on past a bad block; fio's I/O logs of
+the writes and of the read-back stay in the round's folder.
 
 Server memory:
   --mem PATH             the server's PMem: device DAX (/dev/dax0.0) or a file on an
@@ -475,7 +476,7 @@ vm_defaults() {
 
 check_tools() {
 	local t
-	for t in fio jq python3; do
+	for t in fio python3; do
 		command -v "$t" >/dev/null || die "$t is missing: run scripts/deps.sh"
 	done
 	ENGINE_DIR=build
