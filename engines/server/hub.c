@@ -147,8 +147,8 @@ static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c)
 	int ret;
 
 	if ((ret = rpma_ep_next_conn_req(c->ep, cfg, &req)))
-		return rpmafio_fail(job, EIO, "cannot take a connection request on port %s: %s",
-			c->port, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return rpmafio_server_request_lost(s, ret) == RPMAFIO_LISTEN_ON ? 0 : -1;
+	s->requests_lost = 0;
 	if (!rpmafio_server_admits(s, req)) {
 		(void) rpma_conn_req_delete(&req); /* rejects it */
 		return 0;

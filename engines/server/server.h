@@ -44,6 +44,7 @@ struct rpmafio_server {
 	uint8_t ws_bytes[RPMAFIO_WS_SIZE]; /* the private data sent to the client */
 	struct rpmafio_allow allow;	/* allow_clients= (n 0: any) */
 	bool disconnected;	/* the client has gone */
+	unsigned requests_lost;	/* connection requests lost in a row (rpmafio_server_request_lost) */
 
 	struct rpmafio_hub *hub; /* clients_per_job > 1: the clients (hub.h), else NULL */
 	void *priv;		/* the method's own server data */
@@ -96,6 +97,24 @@ int rpmafio_server_listen(struct rpmafio_server *s);
  */
 int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_queues *q,
 		struct rpma_conn_req **req);
+
+/* this many connection requests lost in a row: the endpoint itself fails */
+#define RPMAFIO_REQUESTS_LOST_MAX 8
+
+enum rpmafio_request_loss {
+	RPMAFIO_LISTEN_ON,	/* only that request is lost (noted): wait for the next */
+	RPMAFIO_LISTEN_FAILED,	/* the endpoint fails: rpmafio_fail() was called */
+};
+
+/*
+ * rpma_ep_next_conn_req() returned RET (not 0). librpma refuses a request it
+ * took and cannot set up -- the provider fails the request's QP once its
+ * client gave up waiting, as a client that timed out does under load -- and
+ * the endpoint listens on: one request lost, not the job. A wake-up with
+ * nothing queued (RPMA_E_NO_EVENT) is no loss. The caller zeroes
+ * s->requests_lost when it takes a request.
+ */
+enum rpmafio_request_loss rpmafio_server_request_lost(struct rpmafio_server *s, int ret);
 
 /*
  * Accept *req with the workspace as private data, wait until the connection

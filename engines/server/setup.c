@@ -233,15 +233,33 @@ int rpmafio_server_next_request(struct rpmafio_server *s, const struct rpmafio_q
 			break;
 		}
 		if ((ret = rpma_ep_next_conn_req(s->ep, cfg, req))) {
-			rpmafio_fail(job, EIO, "cannot take the client's connection request: %s",
-				rpmafio_rpma_err(ret, buf, sizeof(buf)));
+			if (rpmafio_server_request_lost(s, ret) == RPMAFIO_LISTEN_ON)
+				continue;
 			break;
 		}
+		s->requests_lost = 0;
 		if (!rpmafio_server_admits(s, *req))
 			(void) rpma_conn_req_delete(req); /* rejects it; *req is NULL again */
 	}
 	(void) rpma_conn_cfg_delete(&cfg);
 	return *req ? 0 : -1;
+}
+
+enum rpmafio_request_loss rpmafio_server_request_lost(struct rpmafio_server *s, int ret)
+{
+	char buf[128];
+
+	if (ret == RPMA_E_NO_EVENT)
+		return RPMAFIO_LISTEN_ON;
+	rpmafio_rpma_err(ret, buf, sizeof(buf));
+	if (++s->requests_lost >= RPMAFIO_REQUESTS_LOST_MAX) {
+		rpmafio_fail(&s->job, EIO, "cannot take a client's connection request "
+			"(%u in a row): %s", s->requests_lost, buf);
+		return RPMAFIO_LISTEN_FAILED;
+	}
+	rpmafio_note(&s->job, "lost a client's connection request (%s): refused it, listening on",
+		buf);
+	return RPMAFIO_LISTEN_ON;
 }
 
 int rpmafio_server_accept(struct rpmafio_server *s, struct rpma_conn_req **req)
