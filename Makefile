@@ -209,10 +209,8 @@ E2E_TIMEOUT ?= 3600
 # rxe and Soft-iWARP (siw, built for the guest's kernel on first use) in every e2e boot:
 # tests/e2e/iwarp.sh runs on siw's address
 E2E_TRANSPORT ?= rxe,iwarp
+# (one VM at a time: every `run` takes the harness' own lock, docs/softroce-vm.md)
 VM := scripts/softroce-vm
-# one VM at a time on a small machine: the targets that boot one outside make test
-# wait for each other on this lock
-VM_LOCK ?= /tmp/rpma-vm.lock
 
 # what the VM runs, built on the host first (fragments add theirs: engines, peer, ...)
 e2e-build: all examples

@@ -11,7 +11,7 @@
 MULTINODE_TIMEOUT ?= 1200
 
 test-multinode: e2e-build
-	flock $(VM_LOCK) $(VM) run --nodes 3 --transport rxe,iwarp --pmem --timeout $(MULTINODE_TIMEOUT) \
+	$(VM) run --nodes 3 --transport rxe,iwarp --pmem --timeout $(MULTINODE_TIMEOUT) \
 		-q -- tests/multinode/run.sh
 
 .PHONY: test-multinode

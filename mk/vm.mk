@@ -4,7 +4,8 @@
 #                        the option parser, vmlinux extraction, the modules.dep walk
 #                        (unittest, no VM, a few seconds)
 #   make test-vm-accel   KVM only when it can run the guest: stand-in QEMUs that abort
-#                        or hang under KVM end in TCG runs that pass (~1 min)
+#                        or hang under KVM end in TCG runs that pass, and two runs
+#                        started together wait for each other (~1.5 min)
 
 test-vm-unit:
 	@python3 -m unittest discover -s tests/vm -p 'test_*.py'

@@ -81,6 +81,22 @@ take_lock() {
 	flock "$LOCK_FD"
 }
 
+# One run at a time: a guest under TCG takes every core of the host, and two of them
+# side by side both miss their timeouts. Every `run` holds this lock from before its
+# first QEMU (the KVM probe included) to its end, so no caller needs its own; a run
+# that finds it held says whose it is and waits. The file names its holder.
+take_run_lock() { # DESCRIPTION
+	local lock=$CACHE/run.lock
+	mkdir -p "$CACHE" || die "cannot create the cache $CACHE"
+	exec {RUN_LOCK_FD}>>"$lock" || die "cannot open the run lock $lock"
+	if ! flock -n "$RUN_LOCK_FD"; then
+		echo "$PROG: waiting for another VM run to end (one at a time on this machine;" \
+			"$(head -c 200 "$lock" 2>/dev/null || echo '?'), lock $lock)" >&2
+		flock "$RUN_LOCK_FD"
+	fi
+	printf 'pid %s since %s: %s' "$$" "$(date +%T)" "$1" >"$lock"
+}
+
 release_lock() {
 	[[ -n ${LOCK_FD:-} ]] || return 0
 	exec {LOCK_FD}>&-

@@ -420,6 +420,7 @@ finish_run() {
 }
 
 cmd_run() { # the OPT_* of tool.py parse
+	take_run_lock "run -- ${OPT_COMMAND[*]}"
 	check_run_tools
 	run_kernel "$OPT_KERNEL"
 	run_accel "$OPT_KERNEL"

@@ -2,7 +2,7 @@
 # tests/e2e/hostile.sh -- peers that break the protocol, against our engines, over
 # real Soft-RoCE inside the VM:
 #
-#   flock /tmp/rpma-vm.lock scripts/softroce-vm run --timeout 600 -- tests/e2e/hostile.sh
+#   scripts/softroce-vm run --timeout 600 -- tests/e2e/hostile.sh
 #
 #   - a hostile GPSPM server (build/tests/tools/gpspm-hostile-server) against our
 #     GPSPM client (fio jobs/write.fio, sync=1 and iodepth 8): a response with an

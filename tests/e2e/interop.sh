@@ -3,7 +3,7 @@
 # librpma_{apm,gpspm}_{client,server} engines over upstream librpma 1.2.0
 # (build/peer/fio, made by scripts/build_peer.sh, `make peer`). Inside the VM:
 #
-#   flock /tmp/rpma-vm.lock scripts/softroce-vm run --pmem --timeout 900 -- tests/e2e/interop.sh
+#   scripts/softroce-vm run --pmem --timeout 900 -- tests/e2e/interop.sh
 #
 # For each method (APM, GPSPM) and each direction (our client with the peer's
 # server, the peer's client with our server), the client's data must be the data

@@ -10,7 +10,8 @@
 # and a stand-in /dev/kvm (SOFTROCE_VM_KVM_DEV) makes the harness probe on
 # every machine, with or without a real /dev/kvm.  Each case must end in a run
 # that passes, on the accelerator the probe chose; the verdict is remembered
-# and re-probed when what decides it changes; a forced KVM fails clearly.
+# and re-probed when what decides it changes; a forced KVM fails clearly. Two runs
+# started at once take turns (the harness' run lock).
 # Prints PASS/FAIL lines and `N passed, M failed`.
 # shellcheck disable=SC2016 # the single-quoted commands are expanded by the guest
 set -euo pipefail
@@ -161,6 +162,43 @@ if ((RC == 0)) && grep -qx 'guest accel=kvm' "$TMP/out" &&
 else
 	fail "a kvm that works is used" "exit status $RC"
 	show_out
+fi
+
+# One run at a time, whoever starts them: two runs started together, each QEMU's
+# life logged by a stand-in that runs the real one; the second waits, says so, and
+# its QEMU starts only after the first's ended.
+timed_qemu() {
+	local f=$TMP/qemu-timed
+	cat >"$f" <<EOF
+#!/usr/bin/env bash
+echo "start \$(date +%s.%N)" >>"$f.times"
+"$REAL_QEMU" "\$@"
+rc=\$?
+echo "end \$(date +%s.%N)" >>"$f.times"
+exit \$rc
+EOF
+	chmod +x "$f"
+	echo "$f"
+}
+q=$(timed_qemu)
+SOFTROCE_VM_QEMU=$q SOFTROCE_VM_ACCEL=tcg timeout 300 "$VM" run -q --timeout 240 -- sleep 2 \
+	>"$TMP/first.out" 2>&1 &
+first=$!
+for _ in $(seq 300); do [[ -s $q.times ]] && break; sleep 0.1; done # its QEMU is up
+SOFTROCE_VM_QEMU=$q SOFTROCE_VM_ACCEL=tcg timeout 300 "$VM" run -q --timeout 240 -- true \
+	>"$TMP/second.out" 2>&1 &
+second=$!
+rc1=0 rc2=0
+wait "$first" || rc1=$?
+wait "$second" || rc2=$?
+times=$(awk '{ print $1 }' "$q.times" | tr '\n' ' ')
+if ((rc1 == 0 && rc2 == 0)) && grep -q 'waiting for another VM run to end' "$TMP/second.out" &&
+	[[ $times == 'start end start end ' ]] &&
+	awk 'NR == 2 { e = $2 } NR == 3 { exit !($2 >= e) }' "$q.times"; then
+	pass "two runs at once: the second waited, its QEMU started after the first's ended"
+else
+	fail "two runs at once wait for each other" "exit $rc1 and $rc2, QEMU: $times"
+	sed 's/^/  | /' "$TMP/first.out" "$TMP/second.out" | tail -n 20
 fi
 
 # the stand-in /dev/kvm files are gone with $TMP: drop their verdicts too
