@@ -185,7 +185,7 @@ fio_kill() {
 	fi
 	local t0=$SECONDS rc=0 waited=0
 	while kill -0 "$survivor" 2>/dev/null && [ "$waited" -lt $((max * 10)) ]; do
-		sleep 0.1
+		nap 0.1
 		waited=$((waited + 1))
 	done
 	if kill -0 "$survivor" 2>/dev/null; then
@@ -250,7 +250,7 @@ client_refused() {
 wait_bounded() { # PID SECONDS
 	local pid=$1 waited=0
 	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $(($2 * 10)) ]; do
-		sleep 0.1
+		nap 0.1
 		waited=$((waited + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -563,8 +563,10 @@ engine_own_part() {
 		stuck='stopped: the server at .* completed none of the 1 I/Os in flight within 500 ms'
 		stuck16='stopped: the server at .* completed none of the [0-9]+ I/Os in flight'
 	fi
-	fio_kill sigint-frozen-server sigint "$stuck" 3 '' '' jobs/randwrite.fio
-	fio_kill sigint-frozen-server-qd16 sigint "$stuck16" 3 '' 'SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' \
+	# (10 s: a hang bound, the client waits 500 ms for its I/Os; without that wait it
+	# would wait for the frozen server forever)
+	fio_kill sigint-frozen-server sigint "$stuck" 10 '' '' jobs/randwrite.fio
+	fio_kill sigint-frozen-server-qd16 sigint "$stuck16" 10 '' 'SYNC=0 IODEPTH=16 BATCH=16 BUSY_WAIT=0' \
 		jobs/write.fio
 }
 

@@ -454,9 +454,10 @@ fi
 
 # gp_sigint_busy: Ctrl-C reaches a server whose client never lets it rest (requests
 # to persist the whole device-DAX region, always SLOTS in flight, the server busy
-# polling): the server must stop within STOP_MAX_S, having served them until then,
-# and the client see it go. Prints how long the stop took.
-STOP_MAX_S=3
+# polling): the server must stop by itself, having served them until then, and the
+# client see it go. Without its looks at fio's stop between the pieces of work it
+# would serve on forever: still running 10 s after Ctrl-C is a hang. How long the
+# stop took is printed, a figure, not asserted (a loaded machine stretches it).
 gp_sigint_busy() {
 	local name=gpspm-sigint-busy-client status=0 rc=0 hpid fio_pid t0 took
 	gp_want "$name" || return 0
@@ -473,9 +474,9 @@ gp_sigint_busy() {
 		fio_pid=$(pgrep -P "$GP_SPID" -x fio | head -1)
 		t0=$EPOCHREALTIME
 		kill -INT "${fio_pid:-$GP_SPID}"
-		while kill -0 "$GP_SPID" 2>/dev/null &&
-			[ "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print (b - a < 10) }')" = 1 ]; do
-			sleep 0.05
+		e2e_deadline 10
+		while kill -0 "$GP_SPID" 2>/dev/null && ! e2e_past "$E2E_DEADLINE"; do
+			nap 0.05
 		done
 		took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')
 		echo "  the server stopped ${took} s after Ctrl-C: $(grep -o 'served [0-9]* flush requests' \
@@ -484,9 +485,6 @@ gp_sigint_busy() {
 		if kill -0 "$GP_SPID" 2>/dev/null; then
 			echo "  the server still ran 10 s after Ctrl-C" >>"$E2E_DIR/why"
 			kill -KILL "$GP_SPID" 2>/dev/null
-			status=1
-		elif awk -v t="$took" -v m="$STOP_MAX_S" 'BEGIN { exit !(t > m) }'; then
-			echo "  the server took more than $STOP_MAX_S s to stop" >>"$E2E_DIR/why"
 			status=1
 		fi
 	else

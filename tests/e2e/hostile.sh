@@ -67,7 +67,7 @@ hs_verdict() {
 		# (a tool that has ended has said all it will)
 		[ "$waited" -ge 100 ] || [ "$alive" -eq 0 ] && return 1
 		kill -0 "$HS_SPID" 2>/dev/null || alive=0
-		sleep 0.1
+		nap 0.1
 		waited=$((waited + 1))
 	done
 	hs_verdicts "$1" | sed -n "$2p"

@@ -92,12 +92,13 @@ ip_client_cmd() {
 # Wait until an RDMA CM ID listens on port $1, at most $2 s, while process $3 lives
 # (the peer's server says nothing when it listens).
 ip_wait_listening() {
-	local port=$1 limit=$2 pid=$3 waited=0
-	until rdma resource show cm_id 2>/dev/null | grep -Eq "state LISTEN .*:$port\b"; do
-		[ "$waited" -ge $((limit * 10)) ] && return 1
+	local port=$1 pid=$3
+	e2e_deadline "$2"
+	local deadline=$E2E_DEADLINE
+	until e2e_listening "$port"; do
+		e2e_past "$deadline" && return 1
 		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-		waited=$((waited + 1))
+		nap 0.1
 	done
 }
 

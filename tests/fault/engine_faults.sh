@@ -55,7 +55,7 @@ client() {
 expect_failure() {
 	local pid=$1 log=$2 regex=$3 max=$4 t0=$SECONDS rc=0 waited=0
 	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $((max * 10)) ]; do
-		sleep 0.1
+		nap 0.1
 		waited=$((waited + 1))
 	done
 	if kill -0 "$pid" 2>/dev/null; then
@@ -81,7 +81,7 @@ expect_failure() {
 server_gone() {
 	local limit=$1 when=$2 waited=0
 	while kill -0 "$E2E_SPID" 2>/dev/null && [ "$waited" -lt $((limit * 10)) ]; do
-		sleep 0.1
+		nap 0.1
 		waited=$((waited + 1))
 	done
 	kill -0 "$E2E_SPID" 2>/dev/null || return 0
@@ -136,7 +136,7 @@ rxe_restore() {
 	rdma link add "${dev:-rxe0}" type rxe netdev "$RXE_NETDEV" || return 1
 	for i in $(seq 1 100); do
 		rdma link show 2>/dev/null | grep -q 'state ACTIVE' && return 0
-		sleep 0.1
+		nap 0.1
 	done
 	return 1
 }

@@ -12,15 +12,6 @@ A=$RPMA_TEST_ADDR
 SHIM=$PWD/build/fault/libfault.so
 [ -f "$SHIM" ] || { echo "$0: $SHIM is missing: make fault-shim" >&2; exit 1; }
 
-# nap SECONDS: sleep without a process (a read that times out on a FIFO nobody
-# writes): a sleep(1) a tenth of a second costs as much again under TCG, which
-# made the waits below last twice as long as they said
-mkfifo "$E2E_TMP/nap" && exec {NAP_FD}<>"$E2E_TMP/nap"
-nap() {
-	read -r -t "$1" -u "$NAP_FD" _ 2>/dev/null
-	return 0
-}
-
 # Wait for pid $1 at most $2 seconds (of the clock); 0 if it has ended (not
 # reaped), 1 if it still runs.
 ended_within() {
