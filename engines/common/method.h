@@ -78,8 +78,9 @@ extern const char rpmafio_engine_name[];
 /*
  * ... and the client's two hooks on the I/O path (client/io.c), as functions
  * rather than members of the method: an engine has one method, and a direct
- * call lets the compiler inline them into the path of every I/O (the engine
- * files define them `inline`, still external, for the LTO link to do so).
+ * call lets the compiler inline them into the path of every I/O (each method
+ * defines them `inline`, still external, for the LTO link to do so: APM in its
+ * engine file, GPSPM in gpspm/client.c).
  *
  * Post the step that makes a batch's writes durable, after them, covering
  * [offset, offset + len) of the server's memory. It may take several work

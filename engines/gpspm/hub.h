@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * hub.h -- the GPSPM server of several clients from one thread
+ * (clients_per_job=n above 1; server/hub.h has the hub itself): the
+ * method's server init and serve. The job's n * size bytes, client k's the
+ * k-th size of them; every client's requests land in one shared receive
+ * queue of n * iodepth buffers (any client's request in any buffer; the
+ * completion's QP number says whose) and are answered (requests.h) from
+ * n * iodepth send buffers on the client's own connection. Each client is
+ * told max_msg_num = iodepth, as by a one-client server. Each returns 0, or
+ * -1 after rpmafio_fail(); gpspm_server_state_delete() is its cleanup too.
+ */
+#ifndef RPMAFIO_GPSPM_HUB_H
+#define RPMAFIO_GPSPM_HUB_H
+
+struct rpmafio_server;
+
+/* Map the clients' memory, register each client's bytes, listen on every port. */
+int gpspm_hub_init(struct rpmafio_server *s);
+
+/* Serve every client until all have come and gone; then say how many each sent. */
+int gpspm_hub_serve(struct rpmafio_server *s);
+
+#endif /* RPMAFIO_GPSPM_HUB_H */

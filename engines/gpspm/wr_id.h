@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * wr_id.h -- the work request ids of GPSPM's messages, on either side: a tag
+ * in bits 62-63 and the message buffer's index. The client's reads and
+ * writes carry their I/O instead, a user-space address whose two top bits
+ * are clear.
+ */
+#ifndef RPMAFIO_GPSPM_WR_ID_H
+#define RPMAFIO_GPSPM_WR_ID_H
+
+#include <stdint.h>
+
+#define GPSPM_WR_TAG_MASK (3ULL << 62)
+#define GPSPM_WR_SEND (1ULL << 62)
+#define GPSPM_WR_RECV (2ULL << 62)
+#define GPSPM_WR_LAST (3ULL << 62)	/* the client's last message */
+
+static inline const void *gpspm_wr_id(uint64_t tag, uint32_t index)
+{
+	return (const void *)(uintptr_t)(tag | index);
+}
+
+static inline uint32_t gpspm_wr_index(uint64_t id)
+{
+	return (uint32_t)(id & 0xffffffffULL);
+}
+
+#endif /* RPMAFIO_GPSPM_WR_ID_H */
