@@ -18,6 +18,50 @@
 static const char probe_ctx;
 #define PROBE_WR_ID ((uint64_t)(uintptr_t)&probe_ctx)
 
+/* every client disconnected, no port listening (engine.c's clean-up, any time) */
+static void hub_disconnect(struct rpmafio_hub *h)
+{
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if (c->conn) {
+			(void) rpma_conn_disconnect(c->conn);
+			(void) rpma_conn_delete(&c->conn);
+		}
+		c->cq = NULL;
+		c->ev_fd = -1;
+		(void) rpma_ep_shutdown(&c->ep);
+	}
+	if (h->epoll_fd >= 0) {
+		(void) close(h->epoll_fd);
+		h->epoll_fd = -1;
+	}
+	(void) rpma_conn_cfg_delete(&h->cfg);
+}
+
+/* the clients' bytes deregistered and the hub freed; false when one stays registered */
+static bool hub_release(struct rpmafio_hub **hp)
+{
+	struct rpmafio_hub *h = *hp;
+	bool all = true;
+
+	for (unsigned k = 0; k < h->n; k++)
+		if (h->clients[k].mr && rpma_mr_dereg(&h->clients[k].mr))
+			all = false;
+	if (!all)
+		return false;
+	hub_disconnect(h); /* (closes the epoll set if nothing did) */
+	free(h->clients);
+	free(h);
+	*hp = NULL;
+	return true;
+}
+
+/* engine.c's clean-up reaches these through the server (server.h) */
+static const struct rpmafio_hub_teardown hub_teardown = {
+	.disconnect = hub_disconnect,
+	.release = hub_release,
+};
+
 int rpmafio_hub_new(struct rpmafio_server *s, size_t part)
 {
 	struct rpmafio_job *job = &s->job;
@@ -30,6 +74,7 @@ int rpmafio_hub_new(struct rpmafio_server *s, size_t part)
 		return rpmafio_fail(job, ENOMEM, "no memory for %u clients", n);
 	}
 	s->hub = h;
+	s->hub_teardown = &hub_teardown;
 	h->n = n;
 	h->part = part;
 	h->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
@@ -443,44 +488,4 @@ int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
 	set_pace(s);
 	enum rpmafio_poll_step r = rpmafio_poll_run(&s->poll, &serving_ops, &sv);
 	return r == RPMAFIO_POLL_FAILED || s->job.errmsg[0] ? -1 : 0;
-}
-
-void rpmafio_hub_disconnect(struct rpmafio_hub *h)
-{
-	if (h == NULL)
-		return;
-	for (unsigned k = 0; k < h->n; k++) {
-		struct rpmafio_hub_client *c = &h->clients[k];
-		if (c->conn) {
-			(void) rpma_conn_disconnect(c->conn);
-			(void) rpma_conn_delete(&c->conn);
-		}
-		c->cq = NULL;
-		c->ev_fd = -1;
-		(void) rpma_ep_shutdown(&c->ep);
-	}
-	if (h->epoll_fd >= 0) {
-		(void) close(h->epoll_fd);
-		h->epoll_fd = -1;
-	}
-	(void) rpma_conn_cfg_delete(&h->cfg);
-}
-
-bool rpmafio_hub_release(struct rpmafio_hub **hp)
-{
-	struct rpmafio_hub *h = *hp;
-	bool all = true;
-
-	if (h == NULL)
-		return true;
-	for (unsigned k = 0; k < h->n; k++)
-		if (h->clients[k].mr && rpma_mr_dereg(&h->clients[k].mr))
-			all = false;
-	if (!all)
-		return false;
-	rpmafio_hub_disconnect(h); /* (closes the epoll set if nothing did) */
-	free(h->clients);
-	free(h);
-	*hp = NULL;
-	return true;
 }

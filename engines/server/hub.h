@@ -26,7 +26,8 @@
  * the protocol, or whose host stops answering, is cut off and fails the job
  * (the first failure is kept), but the others are served to their end.
  * engine.c tears down as for one client: rpmafio_server_disconnect() and
- * rpmafio_server_release() take the hub's connections and registrations.
+ * rpmafio_server_release() take the hub's connections and registrations
+ * (through the teardown rpmafio_hub_new() gives the server: server.h).
  */
 #ifndef RPMAFIO_HUB_H
 #define RPMAFIO_HUB_H
@@ -90,7 +91,8 @@ struct rpmafio_hub_ops {
 
 /*
  * The hub of s->job.o->clients_per_job clients, each of part bytes of the
- * memory rpmafio_server_map() mapped (n * part). 0, or -1 after rpmafio_fail().
+ * memory rpmafio_server_map() mapped (n * part), and its teardown
+ * (s->hub_teardown). 0, or -1 after rpmafio_fail().
  */
 int rpmafio_hub_new(struct rpmafio_server *s, size_t part);
 
@@ -138,14 +140,5 @@ void rpmafio_hub_cut_off(struct rpmafio_server *s, struct rpmafio_hub_client *c)
  */
 int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
 	const struct rpmafio_hub_ops *ops);
-
-/* Disconnect every client and stop listening (engine.c's clean-up, any time). */
-void rpmafio_hub_disconnect(struct rpmafio_hub *h);
-
-/*
- * Deregister the clients' bytes; false when one deregistration failed (the
- * memory must then stay mapped). Frees the hub when all went.
- */
-bool rpmafio_hub_release(struct rpmafio_hub **h);
 
 #endif /* RPMAFIO_HUB_H */

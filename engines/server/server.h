@@ -31,6 +31,18 @@
 
 struct rpmafio_hub;
 
+/*
+ * How rpmafio_server_disconnect() and rpmafio_server_release() take the hub
+ * (hub.h) down with the server: rpmafio_hub_new() sets it. The hub is built on
+ * the steps here, which therefore call none of its code.
+ */
+struct rpmafio_hub_teardown {
+	/* disconnect every client and stop listening */
+	void (*disconnect)(struct rpmafio_hub *h);
+	/* deregister the clients' bytes and free the hub; false when one stays registered */
+	bool (*release)(struct rpmafio_hub **h);
+};
+
 struct rpmafio_server {
 	struct rpmafio_job job;	/* first: a server is a job */
 	struct rpmafio_mem mem;
@@ -47,6 +59,7 @@ struct rpmafio_server {
 	unsigned requests_lost;	/* connection requests lost in a row (rpmafio_server_request_lost) */
 
 	struct rpmafio_hub *hub; /* clients_per_job > 1: the clients (hub.h), else NULL */
+	const struct rpmafio_hub_teardown *hub_teardown; /* set with hub */
 	void *priv;		/* the method's own server data */
 };
 

@@ -8,7 +8,6 @@
 
 #include "common/method.h"
 #include "common/report.h"
-#include "hub.h"
 #include "server.h"
 
 /*
@@ -304,7 +303,8 @@ enum rpmafio_poll_step rpmafio_server_call_failed(struct rpmafio_server *s, cons
 
 void rpmafio_server_disconnect(struct rpmafio_server *s)
 {
-	rpmafio_hub_disconnect(s->hub);
+	if (s->hub)
+		s->hub_teardown->disconnect(s->hub);
 	if (s->conn) {
 		(void) rpma_conn_disconnect(s->conn);
 		(void) rpma_conn_delete(&s->conn);
@@ -317,7 +317,7 @@ void rpmafio_server_release(struct rpmafio_server *s)
 	char buf[128];
 	int ret;
 
-	if (!rpmafio_hub_release(&s->hub)) {
+	if (s->hub && !s->hub_teardown->release(&s->hub)) {
 		rpmafio_note(&s->job, "cannot deregister a client's bytes of the %s memory; it "
 			"stays mapped (memory still registered is never freed)",
 			rpmafio_mem_kind_str(s->mem.kind));

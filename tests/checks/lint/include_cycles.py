@@ -67,25 +67,36 @@ def cycles(graph):
     return sorted(found)
 
 
-def check(root, incdirs):
-    found = cycles(module_graph(root, incdirs))
+def report(graph, kind, where):
+    """Print every circle of graph (kind: what its edges are) and their count; 1 if any."""
+    found = cycles(graph)
     for circle in found:
-        print('include circle: ' + ' -> '.join(circle + (circle[0],)))
-    print(f'{root}: {len(found)} include circle(s)')
+        print(f'{kind} circle: ' + ' -> '.join(circle + (circle[0],)))
+    print(f'{where}: {len(found)} {kind} circle(s)')
     return 1 if found else 0
+
+
+def plant(folder, files):
+    """Write each file (name: text) into folder: a self-test's tree."""
+    for name, text in files.items():
+        with open(os.path.join(folder, name), 'w', encoding='utf-8') as f:
+            f.write(text)
+
+
+def check(root, incdirs):
+    return report(module_graph(root, incdirs), 'include', root)
 
 
 def self_test():
     with tempfile.TemporaryDirectory() as tmp:
-        def write(name, text):
-            with open(os.path.join(tmp, name), 'w', encoding='utf-8') as f:
-                f.write(text)
-        write('a.h', '#include "b.h"\n')
-        write('b.c', '#include "b.h"\n#include "c.h"\n')
-        write('b.h', '')
-        write('c.c', '#include "a.h"\n')
-        write('c.h', '')
-        write('d.c', '#include "a.h"\n#include <stdio.h>\n')
+        plant(tmp, {
+            'a.h': '#include "b.h"\n',
+            'b.c': '#include "b.h"\n#include "c.h"\n',
+            'b.h': '',
+            'c.c': '#include "a.h"\n',
+            'c.h': '',
+            'd.c': '#include "a.h"\n#include <stdio.h>\n',
+        })
         found = cycles(module_graph(tmp, []))
         want = [tuple(os.path.join(tmp, m) for m in ('a', 'b', 'c'))]
         if found != want:
