@@ -63,7 +63,7 @@ INLINE_LIMITS := --param max-inline-insns-auto=30 --param max-inline-insns-singl
 	--param early-inlining-insns=14
 OPTFLAGS ?= -O2 -g $(INLINE_LIMITS)
 # Link-time optimisation of the library and the engines: an I/O crosses a dozen small
-# functions in as many objects (the engine, ops.c, mr.c, post_list.c, flush.c, cq.c) and
+# functions in as many objects (the engine, ops.c, post.c, mr.c, flush.c, cq.c) and
 # their calls were a measurable share of its instructions (docs/BENCHMARKS.md). Fat
 # objects: librpma.a also links, as plain code, into programs built without -flto.
 LTOFLAGS ?= -flto=auto -ffat-lto-objects
@@ -170,7 +170,7 @@ $(TBUILD)/unit/%: $$(wildcard tests/unit/%/*.c) $(COMMON_OBJS) $(TBUILD)/librpma
 
 # The native flush path, which Debian 12's rdma-core cannot compile, built against a shim
 # of a newer rdma-core: the objects that use ibv_wr_flush are rebuilt for this test only.
-FLUSH_NATIVE_SRCS := flush peer cq
+FLUSH_NATIVE_SRCS := flush peer cq post
 FLUSH_NATIVE_OBJS := $(FLUSH_NATIVE_SRCS:%=$(TBUILD)/flush_native/%.o)
 FLUSH_NATIVE_SHIM := tests/unit/flush_native/wr_flush_shim.h
 UNIT_BINS += $(TBUILD)/unit/flush_native

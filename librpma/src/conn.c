@@ -2,8 +2,8 @@
 /*
  * conn.c -- an established (or establishing) connection: the CM id with its
  * QP, the CQs, an event channel of the connection's own for its CM events,
- * the flush object, the send requests collected for one doorbell
- * (rpma_conn_batch_begin/end) and the private data the peer sent.
+ * the flush object, the posting of its work requests (post.c: batches too,
+ * rpma_conn_batch_begin/end) and the private data the peer sent.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,7 +14,7 @@
 #include "flush.h"
 #include "log.h"
 #include "peer.h"
-#include "post_list.h"
+#include "post.h"
 #include "private_data.h"
 
 struct rpma_conn {
@@ -25,7 +25,7 @@ struct rpma_conn {
 	bool rcq_of_srq;                  /* rcq is the SRQ's: not ours to delete */
 	struct ibv_comp_channel *channel; /* shared by cq and rcq, or NULL */
 	struct rpma_flush *flush;
-	struct rpma_post_list *post_list; /* collecting between batch_begin and batch_end */
+	struct rpma_post *post;           /* its work requests, batched or not */
 	/* set by rpma_conn_apply_remote_peer_cfg() while operations may run */
 	atomic_bool direct_write_to_pmem;
 	bool native_atomic_write;
@@ -45,13 +45,14 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	if (conn == NULL)
 		return RPMA_E_NOMEM;
 
-	int ret = rpma_post_list_new(&conn->post_list);
+	/* the QP was created with the extended interface unless its provider refused it */
+	int ret = rpma_post_new(parts->id->qp, !rpma_peer_refused_qp_ex(peer), &conn->post);
 	if (ret)
 		goto err_free;
 
 	ret = rpma_flush_new(peer, &conn->flush);
 	if (ret)
-		goto err_post_list_delete;
+		goto err_post_delete;
 
 	conn->evch = rdma_create_event_channel();
 	if (conn->evch == NULL) {
@@ -66,10 +67,6 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	}
 
 	conn->id = parts->id;
-	/* the QP was created with the interface unless its provider refused it (peer.c) */
-	if (!rpma_post_list_use_qp(conn->post_list, conn->id->qp) && !rpma_peer_refused_qp_ex(peer))
-		RPMA_LOG_ERROR("ibv_qp_to_qp_ex() failed: no extended interface on a QP "
-			"created with it; the connection posts by ibv_post_send() instead");
 	conn->cq = parts->cq;
 	conn->rcq = parts->rcq;
 	conn->rcq_of_srq = parts->rcq_of_srq;
@@ -85,8 +82,8 @@ err_destroy_evch:
 	rdma_destroy_event_channel(conn->evch);
 err_flush_delete:
 	(void)rpma_flush_delete(&conn->flush);
-err_post_list_delete:
-	rpma_post_list_delete(&conn->post_list);
+err_post_delete:
+	rpma_post_delete(&conn->post);
 err_free:
 	free(conn);
 	return ret;
@@ -115,23 +112,23 @@ struct ibv_qp *rpma_conn_get_ibv_qp(const struct rpma_conn *conn)
 	return conn->id->qp;
 }
 
-struct rpma_post_list *rpma_conn_get_post_list(const struct rpma_conn *conn)
+struct rpma_post *rpma_conn_get_post(const struct rpma_conn *conn)
 {
-	return conn->post_list;
+	return conn->post;
 }
 
 int rpma_conn_batch_begin(struct rpma_conn *conn)
 {
 	if (conn == NULL)
 		return RPMA_E_INVAL;
-	return rpma_post_list_open(conn->post_list);
+	return rpma_post_batch_begin(conn->post);
 }
 
 int rpma_conn_batch_end(struct rpma_conn *conn)
 {
 	if (conn == NULL)
 		return RPMA_E_INVAL;
-	return rpma_post_list_close(conn->post_list, conn->id->qp);
+	return rpma_post_batch_end(conn->post);
 }
 
 struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn)
@@ -376,7 +373,7 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 		return 0;
 
 	/* the QP goes first: it refers to the CQs and to the flush buffer's PD */
-	rpma_post_list_abort(conn->post_list); /* a batch left open: the QP's lock back */
+	rpma_post_delete(&conn->post); /* a batch left open: the QP's lock back */
 	rdma_destroy_qp(conn->id);
 
 	int ret = rpma_flush_delete(&conn->flush);
@@ -395,7 +392,6 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 			conn_keep_first(&ret, RPMA_PROVIDER_FAILED(err, "ibv_destroy_comp_channel"));
 	}
 
-	rpma_post_list_delete(&conn->post_list);
 	rpma_private_data_delete(&conn->pdata);
 	free(conn);
 	*conn_ptr = NULL;

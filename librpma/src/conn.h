@@ -8,6 +8,7 @@
 #include "librpma.h"
 
 struct rpma_flush;
+struct rpma_post;
 
 /* What a connection is made of; conn_req assembles it, conn owns it. */
 struct rpma_conn_parts {
@@ -33,7 +34,7 @@ int rpma_conn_transfer_private_data(struct rpma_conn *conn,
 /* Hot-path accessors for the operations (ops.c). */
 struct ibv_qp *rpma_conn_get_ibv_qp(const struct rpma_conn *conn);
 struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn);
-struct rpma_post_list *rpma_conn_get_post_list(const struct rpma_conn *conn);
+struct rpma_post *rpma_conn_get_post(const struct rpma_conn *conn);
 bool rpma_conn_get_direct_write_to_pmem(const struct rpma_conn *conn);
 bool rpma_conn_has_native_atomic_write(const struct rpma_conn *conn);
 

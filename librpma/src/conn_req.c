@@ -18,8 +18,8 @@
 #include "cq.h"
 #include "info.h"
 #include "log.h"
-#include "mr.h"
 #include "peer.h"
+#include "post.h"
 #include "private_data.h"
 #include "srq.h"
 
@@ -370,7 +370,7 @@ int rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, siz
 	if (req == NULL || dst == NULL || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
-	return rpma_mr_recv(req->id->qp, dst, offset, len, op_context);
+	return rpma_post_recv(req->id->qp, dst, offset, len, op_context);
 }
 
 int rpma_conn_req_get_private_data(const struct rpma_conn_req *req,

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mr.c -- memory regions: local registrations, their 21-byte wire
- * descriptors, the remote regions decoded from them, and the posting of
- * the work requests that use them.
+ * descriptors, the remote regions decoded from them, and advice. The work
+ * requests that use them are built and posted in post.c.
  */
-#include <arpa/inet.h>
 #include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include "log.h"
 #include "mr.h"
 #include "peer.h"
-#include "post_list.h"
 #include "provider.h"
 
 struct rpma_mr_local {
@@ -149,6 +147,15 @@ int rpma_mr_get_size(const struct rpma_mr_local *mr, size_t *size)
 
 	*size = mr->ibv_mr->length;
 	return 0;
+}
+
+struct ibv_sge rpma_mr_get_sge(const struct rpma_mr_local *mr, size_t offset, size_t len)
+{
+	return (struct ibv_sge){
+		.addr = (uint64_t)(uintptr_t)mr->ibv_mr->addr + offset,
+		.length = (uint32_t)len,
+		.lkey = mr->ibv_mr->lkey,
+	};
 }
 
 /* ---- descriptors ---- */
@@ -350,11 +357,7 @@ int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advi
 	if (flags & ~(uint32_t)IBV_ADVISE_MR_FLAG_FLUSH)
 		return RPMA_E_INVAL;
 
-	struct ibv_sge sge = {
-		.addr = (uint64_t)(uintptr_t)mr->ibv_mr->addr + offset,
-		.length = (uint32_t)len,
-		.lkey = mr->ibv_mr->lkey,
-	};
+	struct ibv_sge sge = rpma_mr_get_sge(mr, offset, len);
 	int ret = ibv_advise_mr(mr->ibv_mr->pd, (enum ibv_advise_mr_advice)advice, flags, &sge, 1);
 	if (ret) {
 		(void)RPMA_PROVIDER_FAILED(ret, "ibv_advise_mr");
@@ -362,288 +365,4 @@ int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advi
 	}
 
 	return 0;
-}
-
-/* ---- posting (hot path) ---- */
-
-/* Point sge at [offset, offset + len) of mr; the number of SGEs (0 for no data). */
-static int mr_sge(struct ibv_sge *sge, const struct rpma_mr_local *mr, size_t offset, size_t len)
-{
-	if (len == 0)
-		return 0;
-
-	sge->addr = (uint64_t)(uintptr_t)mr->ibv_mr->addr + offset;
-	sge->length = (uint32_t)len;
-	sge->lkey = mr->ibv_mr->lkey;
-	return 1;
-}
-
-/* A zero-length operation may name no remote region: address and key stay 0. */
-static void mr_remote_set(struct ibv_send_wr *wr, const struct rpma_mr_remote *mr, size_t offset)
-{
-	/*
-	 * A zero-length operation names no region (IBTA C9-88: the responder
-	 * checks neither key nor address); a reused slot must not carry an old one.
-	 */
-	wr->wr.rdma.remote_addr = mr ? mr->raddr + offset : 0;
-	wr->wr.rdma.rkey = mr ? mr->rkey : 0;
-}
-
-/*
- * Where a send-queue work request is built: in the post list's next slot while
- * it collects (no copy), else in the caller's zeroed `local`.
- */
-static struct rpma_post_slot *mr_slot(struct rpma_post_list *list, struct rpma_post_slot *local)
-{
-	struct rpma_post_slot *slot = rpma_post_list_slot(list);
-	if (slot != NULL)
-		return slot;
-	memset(local, 0, sizeof(*local));
-	return local;
-}
-
-/*
- * The fields every send-queue work request of this file sets: all that any of
- * its opcodes reads, so that a reused slot carries nothing of its last request.
- */
-static struct ibv_send_wr *mr_send_wr(struct rpma_post_slot *slot, const struct rpma_mr_local *mr,
-		size_t offset, size_t len, enum ibv_wr_opcode opcode, int flags,
-		const void *op_context)
-{
-	struct ibv_send_wr *wr = &slot->wr;
-	wr->wr_id = (uint64_t)(uintptr_t)op_context;
-	wr->sg_list = &slot->sge;
-	wr->num_sge = mr_sge(&slot->sge, mr, offset, len);
-	wr->opcode = opcode;
-	wr->send_flags = rpma_mr_send_flags(flags);
-	wr->imm_data = 0;
-	wr->wr.rdma.remote_addr = 0;
-	wr->wr.rdma.rkey = 0;
-	return wr;
-}
-
-/*
- * The extended interface (post_list.h) in a batch: the session started, the
- * request's context and flags set for the builder the caller calls next, and
- * rpma_post_list_session_added() after it. NULL: build the request in a slot.
- */
-static inline struct ibv_qp_ex *mr_ex_begin(struct rpma_post_list *list, int flags,
-		const void *op_context)
-{
-	struct ibv_qp_ex *qpx = rpma_post_list_qp_ex(list);
-	if (qpx == NULL)
-		return NULL;
-	rpma_post_list_session(list);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = rpma_mr_send_flags(flags);
-	return qpx;
-}
-
-/* ... and, after the builder, its local buffer: [offset, offset + len) of mr, or none */
-static inline void mr_ex_sge(struct ibv_qp_ex *qpx, const struct rpma_mr_local *mr, size_t offset,
-		size_t len)
-{
-	if (len == 0)
-		ibv_wr_set_sge_list(qpx, 0, NULL);
-	else
-		ibv_wr_set_sge(qpx, mr->ibv_mr->lkey, (uint64_t)(uintptr_t)mr->ibv_mr->addr + offset,
-			(uint32_t)len);
-}
-
-/* the remote end of a read or write: none for a zero-length one (see mr_remote_set) */
-#define MR_EX_RKEY(mr) ((mr) ? (mr)->rkey : 0)
-#define MR_EX_RADDR(mr, offset) ((mr) ? (mr)->raddr + (offset) : 0)
-
-/*
- * The slot paths (no extended interface, or outside a batch) are apart: their
- * stack request would cost every batched request a bigger frame and a guard.
- */
-static __attribute__((noinline)) int mr_read_wr(struct rpma_post_list *list, struct ibv_qp *qp,
-		struct rpma_mr_local *dst, size_t dst_offset, const struct rpma_mr_remote *src,
-		size_t src_offset, size_t len, int flags, const void *op_context)
-{
-	struct rpma_post_slot local;
-	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), dst, dst_offset, len,
-		IBV_WR_RDMA_READ, flags, op_context);
-	mr_remote_set(wr, src, src_offset);
-
-	return rpma_post_list_post(list, qp, wr);
-}
-
-/* inline: see ops.c */
-inline int rpma_mr_read(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_local *dst, size_t dst_offset,
-		const struct rpma_mr_remote *src, size_t src_offset, size_t len,
-		int flags, const void *op_context)
-{
-	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx == NULL)
-		return mr_read_wr(list, qp, dst, dst_offset, src, src_offset, len, flags,
-			op_context);
-
-	ibv_wr_rdma_read(qpx, MR_EX_RKEY(src), MR_EX_RADDR(src, src_offset));
-	mr_ex_sge(qpx, dst, dst_offset, len);
-	return rpma_post_list_session_added(list);
-}
-
-static __attribute__((noinline)) int mr_write_wr(struct rpma_post_list *list, struct ibv_qp *qp,
-		struct rpma_mr_remote *dst, size_t dst_offset, const struct rpma_mr_local *src,
-		size_t src_offset, size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
-		const void *op_context)
-{
-	struct rpma_post_slot local;
-	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, src_offset, len, opcode,
-		flags, op_context);
-	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wr->imm_data = htonl(imm);
-	mr_remote_set(wr, dst, dst_offset);
-
-	return rpma_post_list_post(list, qp, wr);
-}
-
-/* inline: see ops.c */
-inline int rpma_mr_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
-		const struct rpma_mr_local *src, size_t src_offset, size_t len,
-		int flags, enum ibv_wr_opcode opcode, uint32_t imm, const void *op_context)
-{
-	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx == NULL)
-		return mr_write_wr(list, qp, dst, dst_offset, src, src_offset, len, flags, opcode,
-			imm, op_context);
-
-	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		ibv_wr_rdma_write_imm(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset),
-			htonl(imm));
-	else
-		ibv_wr_rdma_write(qpx, MR_EX_RKEY(dst), MR_EX_RADDR(dst, dst_offset));
-	mr_ex_sge(qpx, src, src_offset, len);
-	return rpma_post_list_session_added(list);
-}
-
-#ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
-/* Build the atomic write on qpx and ring for it: the provider's errno or 0. */
-static int mr_atomic_write_post(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
-		const char src[8], unsigned send_flags, const void *op_context)
-{
-	ibv_wr_start(qpx);
-	qpx->wr_id = (uint64_t)(uintptr_t)op_context;
-	qpx->wr_flags = send_flags;
-	ibv_wr_atomic_write(qpx, rkey, remote_addr, src);
-	return ibv_wr_complete(qpx);
-}
-
-/*
- * The fence keeps the write behind earlier reads (an emulated flush): on an
- * RC QP a later write may otherwise be executed before an earlier read.
- */
-static int mr_atomic_write_native(struct ibv_qp *qp, struct rpma_mr_remote *dst,
-		size_t dst_offset, const char src[8], int flags, const void *op_context)
-{
-	uint64_t remote_addr = dst->raddr + dst_offset;
-	unsigned send_flags = rpma_mr_send_flags(flags) | IBV_SEND_FENCE;
-	struct ibv_qp_ex *qpx = ibv_qp_to_qp_ex(qp);
-	int err = qpx ? mr_atomic_write_post(qpx, dst->rkey, remote_addr, src, send_flags,
-		op_context) : EOPNOTSUPP;
-	if (err == 0)
-		return 0;
-
-	struct rpma_wr_fields failed = rpma_wr_fields_of_remote("ATOMIC_WRITE", op_context,
-		send_flags, remote_addr, dst->rkey, RPMA_ATOMIC_WRITE_ALIGNMENT);
-	failed.has_local = true; /* the caller's 8 bytes */
-	failed.local_addr = (uint64_t)(uintptr_t)src;
-	return RPMA_POST_FAILED(err, qpx ? "ibv_wr_complete" : "ibv_qp_to_qp_ex", failed);
-}
-#endif
-
-int rpma_mr_atomic_write(struct rpma_post_list *list, struct ibv_qp *qp, struct rpma_mr_remote *dst, size_t dst_offset,
-		const char src[8], int flags, const void *op_context, bool native)
-{
-#ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
-	if (native) {
-		/* posted by other means: what was collected goes first */
-		int ret = rpma_post_list_drain(list, qp);
-		return ret ? ret : mr_atomic_write_native(qp, dst, dst_offset, src, flags,
-			op_context);
-	}
-#else
-	(void)native; /* the peer never reports it without the verb */
-#endif
-	/*
-	 * Inlined, the 8 bytes are copied at posting time (no registration
-	 * needed, so lkey 0) and arrive in one packet, placed as one unit.
-	 */
-	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx) {
-		qpx->wr_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
-		ibv_wr_rdma_write(qpx, dst->rkey, dst->raddr + dst_offset);
-		/* (copied here: the session's doorbell may come later) */
-		ibv_wr_set_inline_data(qpx, (void *)(uintptr_t)src, RPMA_ATOMIC_WRITE_ALIGNMENT);
-		return rpma_post_list_session_added(list);
-	}
-
-	struct rpma_post_slot local;
-	struct rpma_post_slot *slot = mr_slot(list, &local);
-	struct ibv_send_wr *wr = mr_send_wr(slot, NULL, 0, 0, IBV_WR_RDMA_WRITE, flags, op_context);
-	slot->sge.addr = (uint64_t)(uintptr_t)src;
-	slot->sge.length = RPMA_ATOMIC_WRITE_ALIGNMENT;
-	slot->sge.lkey = 0;
-	wr->num_sge = 1;
-	wr->send_flags |= IBV_SEND_INLINE | IBV_SEND_FENCE;
-	mr_remote_set(wr, dst, dst_offset);
-
-	return rpma_post_list_post(list, qp, wr);
-}
-
-/* inline: see ops.c */
-inline int rpma_mr_send(struct rpma_post_list *list, struct ibv_qp *qp, const struct rpma_mr_local *src, size_t offset,
-		size_t len, int flags, enum ibv_wr_opcode opcode, uint32_t imm,
-		const void *op_context)
-{
-	struct ibv_qp_ex *qpx = mr_ex_begin(list, flags, op_context);
-	if (qpx) {
-		if (opcode == IBV_WR_SEND_WITH_IMM)
-			ibv_wr_send_imm(qpx, htonl(imm));
-		else
-			ibv_wr_send(qpx);
-		mr_ex_sge(qpx, src, offset, len);
-		return rpma_post_list_session_added(list);
-	}
-
-	struct rpma_post_slot local;
-	struct ibv_send_wr *wr = mr_send_wr(mr_slot(list, &local), src, offset, len, opcode, flags,
-		op_context);
-	if (opcode == IBV_WR_SEND_WITH_IMM)
-		wr->imm_data = htonl(imm);
-
-	return rpma_post_list_post(list, qp, wr);
-}
-
-static void mr_recv_wr(struct ibv_recv_wr *wr, struct ibv_sge *sge, struct rpma_mr_local *dst,
-		size_t offset, size_t len, const void *op_context)
-{
-	memset(wr, 0, sizeof(*wr));
-	wr->wr_id = (uint64_t)(uintptr_t)op_context;
-	wr->sg_list = sge;
-	wr->num_sge = mr_sge(sge, dst, offset, len);
-}
-
-int rpma_mr_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, size_t len,
-		const void *op_context)
-{
-	struct ibv_sge sge;
-	struct ibv_recv_wr wr, *bad_wr;
-
-	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
-	int ret = ibv_post_recv(qp, &wr, &bad_wr);
-	return ret ? RPMA_POST_FAILED(ret, "ibv_post_recv", rpma_wr_fields_of_recv(&wr)) : 0;
-}
-
-int rpma_mr_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
-		size_t len, const void *op_context)
-{
-	struct ibv_sge sge;
-	struct ibv_recv_wr wr, *bad_wr;
-
-	mr_recv_wr(&wr, &sge, dst, offset, len, op_context);
-	int ret = ibv_post_srq_recv(srq, &wr, &bad_wr);
-	return ret ? RPMA_POST_FAILED(ret, "ibv_post_srq_recv", rpma_wr_fields_of_recv(&wr)) : 0;
 }

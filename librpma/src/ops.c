@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ops.c -- the operations on a connection: argument checks, then the
- * posting helpers of mr.c and flush.c. This is the hot path: nothing is
- * allocated, locked or logged when an operation is posted.
+ * work requests of post.c (through flush.c for a flush). This is the hot
+ * path: nothing is allocated, locked or logged when an operation is posted.
  *
  * The per-I/O operations are `inline` definitions (still external: librpma.h
  * declares them, so both libraries export them as ever): a program linking
@@ -18,6 +18,7 @@
 #include "flush.h"
 #include "log.h"
 #include "mr.h"
+#include "post.h"
 
 /*
  * An RDMA read or write moves len bytes between a local and a remote
@@ -46,7 +47,7 @@ inline int rpma_read(struct rpma_conn *conn,
 	if (ops_rma_args_invalid(dst, src, dst_offset, src_offset, len))
 		return RPMA_E_INVAL;
 
-	return rpma_mr_read(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
+	return rpma_post_read(rpma_conn_get_post(conn), dst, dst_offset, src, src_offset, len,
 		flags, op_context);
 }
 
@@ -61,7 +62,7 @@ static inline int ops_write(struct rpma_conn *conn,
 	if (ops_rma_args_invalid(src, dst, src_offset, dst_offset, len))
 		return RPMA_E_INVAL;
 
-	return rpma_mr_write(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, src_offset, len,
+	return rpma_post_write(rpma_conn_get_post(conn), dst, dst_offset, src, src_offset, len,
 		flags, opcode, imm, op_context);
 }
 
@@ -99,7 +100,7 @@ int rpma_atomic_write(struct rpma_conn *conn,
 	if (flags == 0)
 		return RPMA_E_INVAL;
 
-	return rpma_mr_atomic_write(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), dst, dst_offset, src, flags,
+	return rpma_post_atomic_write(rpma_conn_get_post(conn), dst, dst_offset, src, flags,
 		op_context, rpma_conn_has_native_atomic_write(conn));
 }
 
@@ -169,8 +170,7 @@ inline int rpma_flush(struct rpma_conn *conn,
 		return RPMA_E_NOSUPP;
 	}
 
-	return rpma_flush_execute(rpma_conn_get_flush(conn), rpma_conn_get_post_list(conn),
-		rpma_conn_get_ibv_qp(conn), dst,
+	return rpma_flush_execute(rpma_conn_get_flush(conn), rpma_conn_get_post(conn), dst,
 		dst_offset, len, type, flags, op_context);
 }
 
@@ -192,7 +192,7 @@ static inline int ops_send(struct rpma_conn *conn, const struct rpma_mr_local *s
 	if ((src == NULL && (offset != 0 || len != 0)) || len > UINT32_MAX)
 		return RPMA_E_INVAL;
 
-	return rpma_mr_send(rpma_conn_get_post_list(conn), rpma_conn_get_ibv_qp(conn), src, offset, len, flags, opcode, imm,
+	return rpma_post_send(rpma_conn_get_post(conn), src, offset, len, flags, opcode, imm,
 		op_context);
 }
 
@@ -227,5 +227,5 @@ inline int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t o
 			return ret;
 	}
 
-	return rpma_mr_recv(rpma_conn_get_ibv_qp(conn), dst, offset, len, op_context);
+	return rpma_post_recv(rpma_conn_get_ibv_qp(conn), dst, offset, len, op_context);
 }

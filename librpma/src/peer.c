@@ -131,7 +131,7 @@ int rpma_peer_delete(struct rpma_peer **peer_ptr)
 
 /*
  * The extended send operations the QP asks for: every opcode librpma posts (so
- * that it can post them all through ibv_wr_*, post_list.h), and the native verbs
+ * that it can post them all through ibv_wr_*, post.h), and the native verbs
  * in use.
  */
 static uint64_t peer_send_ops_flags(const struct rpma_peer *peer)

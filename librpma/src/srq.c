@@ -8,7 +8,7 @@
 
 #include "cq.h"
 #include "log.h"
-#include "mr.h"
+#include "post.h"
 #include "peer.h"
 #include "srq.h"
 #include "srq_cfg.h"
@@ -98,7 +98,7 @@ inline int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t
 		return RPMA_E_NOSUPP;
 	}
 
-	return rpma_mr_srq_recv(srq->ibv_srq, dst, offset, len, op_context);
+	return rpma_post_srq_recv(srq->ibv_srq, dst, offset, len, op_context);
 }
 
 int rpma_srq_get_rcq(const struct rpma_srq *srq, struct rpma_cq **rcq_ptr)

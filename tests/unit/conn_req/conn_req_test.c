@@ -686,7 +686,7 @@ static void connect_out_of_memory(void **state)
 			assert_ptr_equal(conn, SENTINEL_CONN);
 			assert_int_equal(live_extra(), 0);
 		}
-		/* the connection, its post list, its flush, the flush buffer's region; the
+		/* the connection, its post object, its flush, the flush buffer's region; the
 		 * passive one copies the data */
 		assert_int_equal(n, i == 0 ? 5 : 6);
 	}

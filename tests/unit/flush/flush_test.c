@@ -14,6 +14,7 @@
 #include "flush.h"
 #include "mr.h"
 #include "peer.h"
+#include "post.h"
 #include "provider.h"
 
 #define RADDR 0x40000ULL
@@ -132,6 +133,7 @@ static void delete_cases(void **state)
 struct exec_env {
 	struct rpma_peer *peer;
 	struct rdma_cm_id *id;
+	struct rpma_post *post;
 	struct rpma_flush *flush;
 	struct ibv_mr *buf_mr;
 	struct rpma_mr_remote *dst;
@@ -146,12 +148,14 @@ static void exec_env_new(struct exec_env *env)
 	struct ibv_qp_init_attr attr;
 	memset(&attr, 0, sizeof(attr));
 	assert_int_equal(rdma_create_qp(env->id, NULL, &attr), 0);
+	assert_int_equal(rpma_post_new(env->id->qp, false, &env->post), 0);
 	env->dst = remote_new();
 }
 
 static void exec_env_delete(struct exec_env *env)
 {
 	assert_int_equal(rpma_mr_remote_delete(&env->dst), 0);
+	rpma_post_delete(&env->post);
 	rdma_destroy_qp(env->id);
 	assert_int_equal(rdma_destroy_id(env->id), 0);
 	assert_int_equal(rpma_flush_delete(&env->flush), 0);
@@ -175,7 +179,7 @@ static void execute_emulated_reads_at_most_8_bytes(void **state)
 	struct exec_env env;
 	exec_env_new(&env);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 128, cases[i].len,
+		assert_int_equal(rpma_flush_execute(env.flush, env.post, env.dst, 128, cases[i].len,
 			cases[i].type, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 		const struct ibv_send_wr *wr = &fake_posted.send_wr;
 		assert_int_equal(wr->opcode, IBV_WR_RDMA_READ);
@@ -197,7 +201,7 @@ static void execute_emulated_zero_length(void **state)
 	(void)state;
 	struct exec_env env;
 	exec_env_new(&env);
-	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 16, 0,
+	assert_int_equal(rpma_flush_execute(env.flush, env.post, env.dst, 16, 0,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ON_ERROR, CTX), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(fake_posted.send_wr.num_sge, 0);
@@ -212,7 +216,7 @@ static void execute_post_fails(void **state)
 	struct exec_env env;
 	exec_env_new(&env);
 	fake_fail("ibv_post_send", 1, ENOSPC);
-	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 0, 64,
+	assert_int_equal(rpma_flush_execute(env.flush, env.post, env.dst, 0, 64,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOSPC);
 	assert_int_equal(fake_posted.count, 0);
@@ -228,7 +232,7 @@ static void vouched_region_emulated_without_native_device(void **state)
 	assert_false(rpma_flush_is_native(env.flush, env.dst));
 	assert_int_equal(rpma_mr_remote_set_flush_native(env.dst), 0);
 	assert_false(rpma_flush_is_native(env.flush, env.dst));
-	assert_int_equal(rpma_flush_execute(env.flush, NULL, env.id->qp, env.dst, 0, 64,
+	assert_int_equal(rpma_flush_execute(env.flush, env.post, env.dst, 0, 64,
 		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
 	assert_int_equal(fake_calls("ibv_wr_flush"), 0);

@@ -23,7 +23,7 @@
 #include "flush.h"
 #include "mr.h"
 #include "peer.h"
-#include "post_list.h"
+#include "post.h"
 #include "provider.h"
 #include "test_log.h"
 
@@ -35,6 +35,7 @@ static struct {
 	struct rpma_peer *peer;
 	struct rpma_cq *cq;
 	struct rdma_cm_id *id;
+	struct rpma_post *post;
 	struct rpma_flush *flush;
 	struct rpma_mr_remote *dst;
 } fx;
@@ -67,6 +68,7 @@ static int setup(void **state)
 	assert_int_equal(rpma_cq_new(fake_ibv_context(), 8, NULL, &fx.cq), 0);
 	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.cq, NULL, NULL, rpma_conn_cfg_default()), 0);
+	assert_int_equal(rpma_post_new(fx.id->qp, true, &fx.post), 0);
 	assert_int_equal(rpma_flush_new(fx.peer, &fx.flush), 0);
 	fx.dst = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	assert_int_equal(rpma_mr_remote_set_flush_native(fx.dst), 0);
@@ -78,6 +80,7 @@ static int teardown(void **state)
 	(void)state;
 	assert_int_equal(rpma_mr_remote_delete(&fx.dst), 0);
 	assert_int_equal(rpma_flush_delete(&fx.flush), 0);
+	rpma_post_delete(&fx.post);
 	rdma_destroy_qp(fx.id);
 	assert_int_equal(rdma_destroy_id(fx.id), 0);
 	assert_int_equal(rpma_cq_delete(&fx.cq), 0);
@@ -113,7 +116,7 @@ static void unvouched_region_gets_the_emulating_read(void **state)
 	struct rpma_mr_remote *plain = remote_new(RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	assert_false(rpma_flush_is_native(fx.flush, plain));
 	assert_true(rpma_flush_is_native(fx.flush, fx.dst));
-	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, plain, 256, 4096,
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.post, plain, 256, 4096,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
 	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_READ);
@@ -151,7 +154,7 @@ static void execute_posts_one_flush_over_the_range(void **state)
 		{RPMA_FLUSH_TYPE_VISIBILITY, IBV_FLUSH_GLOBAL, RPMA_F_COMPLETION_ON_ERROR, 0},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 4096, 12288,
+		assert_int_equal(rpma_flush_execute(fx.flush, fx.post, fx.dst, 4096, 12288,
 			cases[i].type, cases[i].flags, CTX), 0);
 		assert_string_equal(fake_posted.wr_op, "flush");
 		assert_int_equal(fake_posted.wr_id, (uint64_t)(uintptr_t)CTX);
@@ -177,27 +180,23 @@ static void execute_refuses_a_native_flush_over_4_gib(void **state)
 {
 	(void)state;
 	const size_t five_gib = (size_t)5 << 30;
-	struct rpma_post_list *list = NULL;
-	assert_int_equal(rpma_post_list_new(&list), 0);
-	assert_int_equal(rpma_post_list_open(list), 0);
-	struct rpma_post_slot *write = rpma_post_list_slot(list);
-	assert_non_null(write);
-	write->wr.opcode = IBV_WR_RDMA_WRITE;
-	assert_int_equal(rpma_post_list_post(list, fx.id->qp, &write->wr), 0);
+	assert_int_equal(rpma_post_batch_begin(fx.post), 0);
+	assert_int_equal(rpma_post_write(fx.post, NULL, 0, NULL, 0, 0, RPMA_F_COMPLETION_ALWAYS,
+		IBV_WR_RDMA_WRITE, 0, NULL), 0);
 
-	assert_int_equal(rpma_flush_execute(fx.flush, list, fx.id->qp, fx.dst, 0, five_gib,
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.post, fx.dst, 0, five_gib,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_INVAL);
 	assert_int_equal(fake_calls("ibv_wr_start"), 0);
 	assert_int_equal(fake_calls("ibv_wr_flush"), 0);
 	assert_int_equal(fake_calls("ibv_post_send"), 0);
 	assert_int_equal(fake_posted.count, 0);
 
-	assert_int_equal(rpma_flush_execute(fx.flush, list, fx.id->qp, fx.dst, 0, UINT32_MAX,
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.post, fx.dst, 0, UINT32_MAX,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), 0);
 	assert_int_equal(fake_calls("ibv_post_send"), 1); /* the write, ahead of the flush */
 	assert_int_equal(fake_calls("ibv_wr_flush"), 1);
 	assert_int_equal(fake_posted.wr_len, UINT32_MAX);
-	rpma_post_list_delete(&list);
+	assert_int_equal(rpma_post_batch_end(fx.post), 0);
 }
 
 static void execute_complete_fails(void **state)
@@ -205,7 +204,7 @@ static void execute_complete_fails(void **state)
 	(void)state;
 	fake_fail("ibv_wr_complete", 1, ENOMEM);
 	test_log_record_start();
-	assert_int_equal(rpma_flush_execute(fx.flush, NULL, fx.id->qp, fx.dst, 256, 64,
+	assert_int_equal(rpma_flush_execute(fx.flush, fx.post, fx.dst, 256, 64,
 		RPMA_FLUSH_TYPE_PERSISTENT, RPMA_F_COMPLETION_ALWAYS, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, ENOMEM);
 	assert_int_equal(fake_posted.count, 0);
@@ -221,14 +220,17 @@ static void execute_without_extended_qp_fails(void **state)
 	struct ibv_qp_init_attr attr = {.qp_type = IBV_QPT_RC};
 	assert_int_equal(rdma_create_id(NULL, &plain_id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rdma_create_qp(plain_id, NULL, &attr), 0);
+	struct rpma_post *plain = NULL;
+	assert_int_equal(rpma_post_new(plain_id->qp, false, &plain), 0);
 	test_log_record_start();
 	errno = 0;
-	assert_int_equal(rpma_flush_execute(fx.flush, NULL, plain_id->qp, fx.dst, 0, 8,
+	assert_int_equal(rpma_flush_execute(fx.flush, plain, fx.dst, 0, 8,
 		RPMA_FLUSH_TYPE_VISIBILITY, RPMA_F_COMPLETION_ON_ERROR, CTX), RPMA_E_PROVIDER);
 	assert_int_equal(errno, EOPNOTSUPP);
 	assert_int_equal(fake_calls("ibv_wr_start"), 0);
 	test_log_assert_line("ibv_qp_to_qp_ex() failed: EOPNOTSUPP; work request: opcode=FLUSH "
 		"wr_id=0xfeed length=8 remote_addr=0x7000000 rkey=0x5a5a send_flags=UNSIGNALED");
+	rpma_post_delete(&plain);
 	rdma_destroy_qp(plain_id);
 	assert_int_equal(rdma_destroy_id(plain_id), 0);
 }

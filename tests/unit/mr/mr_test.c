@@ -11,37 +11,37 @@
 
 #include "librpma.h"
 #include "fake_provider.h"
-#include "test_log.h"
 #include "mr.h"
-#include "mr_test.h"
+#include "test_log.h"
+#include "test_mr.h"
 
-int mr_setup(void **state)
+static int mr_setup(void **state)
 {
 	(void)state;
 	fake_reset();
 	return rpma_log_set_function(test_log_quiet);
 }
 
-int mr_teardown(void **state)
+static int mr_teardown(void **state)
 {
 	(void)state;
 	assert_int_equal(fake_live_objects(), 0);
 	return rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION);
 }
 
-struct rpma_peer *mr_test_peer_new(void)
+static struct rpma_peer *mr_test_peer_new(void)
 {
 	struct rpma_peer *peer = NULL;
 	assert_int_equal(rpma_peer_new(fake_ibv_context(), &peer), 0);
 	return peer;
 }
 
-void mr_test_peer_delete(struct rpma_peer **peer)
+static void mr_test_peer_delete(struct rpma_peer **peer)
 {
 	assert_int_equal(rpma_peer_delete(peer), 0);
 }
 
-struct rpma_mr_local *mr_test_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage)
+static struct rpma_mr_local *mr_test_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage)
 {
 	struct rpma_mr_local *mr = NULL;
 	assert_int_equal(rpma_mr_reg(peer, ptr, size, usage, &mr), 0);
@@ -49,34 +49,10 @@ struct rpma_mr_local *mr_test_reg(struct rpma_peer *peer, void *ptr, size_t size
 	return mr;
 }
 
-void mr_test_dereg(struct rpma_mr_local **mr)
+static void mr_test_dereg(struct rpma_mr_local **mr)
 {
 	assert_int_equal(rpma_mr_dereg(mr), 0);
 	assert_null(*mr);
-}
-
-/* The 21-byte wire form, spelled out byte by byte (little-endian). */
-void mr_test_desc_make(uint8_t desc[RPMA_MR_DESCRIPTOR_SIZE], uint64_t addr, uint64_t len,
-		uint32_t rkey, uint8_t usage)
-{
-	for (int i = 0; i < 8; i++) {
-		desc[i] = (uint8_t)(addr >> (8 * i));
-		desc[8 + i] = (uint8_t)(len >> (8 * i));
-	}
-	for (int i = 0; i < 4; i++)
-		desc[16 + i] = (uint8_t)(rkey >> (8 * i));
-	desc[20] = usage;
-}
-
-struct rpma_mr_remote *mr_test_remote_new(uint64_t addr, uint64_t len, uint32_t rkey,
-		uint8_t usage)
-{
-	uint8_t desc[RPMA_MR_DESCRIPTOR_SIZE];
-	struct rpma_mr_remote *mr = NULL;
-	mr_test_desc_make(desc, addr, len, rkey, usage);
-	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), 0);
-	assert_non_null(mr);
-	return mr;
 }
 
 static char buf[4096];
@@ -245,6 +221,11 @@ static void getters(void **state)
 	assert_int_equal(size, 100);
 	assert_int_equal(rpma_mr_get_descriptor_size(mr, &size), 0);
 	assert_int_equal(size, 21);
+	/* the scatter entry the work requests (post.c) are built with */
+	struct ibv_sge sge = rpma_mr_get_sge(mr, 4, 50);
+	assert_int_equal(sge.addr, (uint64_t)(uintptr_t)(buf + 12));
+	assert_int_equal(sge.length, 50);
+	assert_int_equal(sge.lkey, fake_last_mr->lkey);
 
 	assert_int_equal(rpma_mr_get_ptr(NULL, &ptr), RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_get_ptr(mr, NULL), RPMA_E_INVAL);
@@ -334,7 +315,7 @@ static void descriptor_decode_rejects(void **state)
 	uint32_t rkey = 7;
 	int usage = 7;
 
-	mr_test_desc_make(desc, 0x1000, 0x1000, 1, RPMA_MR_USAGE_READ_SRC);
+	test_mr_desc_make(desc, 0x1000, 0x1000, 1, RPMA_MR_USAGE_READ_SRC);
 	assert_int_equal(rpma_mr_descriptor_decode(NULL, 21, &addr, &size, &rkey, &usage),
 		RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 21, NULL, &size, &rkey, &usage),
@@ -352,14 +333,14 @@ static void descriptor_decode_rejects(void **state)
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 0, &addr, &size, &rkey, &usage),
 		RPMA_E_INVAL);
 
-	mr_test_desc_make(desc, 0x1000, 0x1000, 1, 0);
+	test_mr_desc_make(desc, 0x1000, 0x1000, 1, 0);
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 21, &addr, &size, &rkey, &usage),
 		RPMA_E_NOSUPP);
-	mr_test_desc_make(desc, UINT64_MAX - 0xff, 0x100, 1, RPMA_MR_USAGE_READ_SRC);
+	test_mr_desc_make(desc, UINT64_MAX - 0xff, 0x100, 1, RPMA_MR_USAGE_READ_SRC);
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 21, &addr, &size, &rkey, &usage),
 		RPMA_E_NOSUPP);
 	/* the last byte of the address space is still a valid end */
-	mr_test_desc_make(desc, UINT64_MAX - 0xff, 0xff, 1, RPMA_MR_USAGE_READ_SRC);
+	test_mr_desc_make(desc, UINT64_MAX - 0xff, 0xff, 1, RPMA_MR_USAGE_READ_SRC);
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 21, &addr, &size, &rkey, &usage), 0);
 	assert_int_equal(size, 0xff);
 
@@ -367,7 +348,7 @@ static void descriptor_decode_rejects(void **state)
 	addr = size = 7;
 	rkey = 7;
 	usage = 7;
-	mr_test_desc_make(desc, 0x1000, 0x1000, 1, 0);
+	test_mr_desc_make(desc, 0x1000, 0x1000, 1, 0);
 	assert_int_equal(rpma_mr_descriptor_decode(desc, 21, &addr, &size, &rkey, &usage),
 		RPMA_E_NOSUPP);
 	assert_true(addr == 7 && size == 7 && rkey == 7 && usage == 7);
@@ -380,15 +361,15 @@ static void remote_from_descriptor_errors(void **state)
 	struct rpma_mr_remote *const untouched = (struct rpma_mr_remote *)0x1;
 	struct rpma_mr_remote *mr = untouched;
 
-	mr_test_desc_make(desc, 0x1000, 0x1000, 1, RPMA_MR_USAGE_WRITE_DST);
+	test_mr_desc_make(desc, 0x1000, 0x1000, 1, RPMA_MR_USAGE_WRITE_DST);
 	assert_int_equal(rpma_mr_remote_from_descriptor(NULL, sizeof(desc), &mr), RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc) - 1, &mr), RPMA_E_INVAL);
 	fake_malloc_fail(1);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), RPMA_E_NOMEM);
-	mr_test_desc_make(desc, 0x1000, 0x1000, 1, 0);
+	test_mr_desc_make(desc, 0x1000, 0x1000, 1, 0);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), RPMA_E_NOSUPP);
-	mr_test_desc_make(desc, UINT64_MAX, 2, 1, RPMA_MR_USAGE_WRITE_DST);
+	test_mr_desc_make(desc, UINT64_MAX, 2, 1, RPMA_MR_USAGE_WRITE_DST);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &mr), RPMA_E_NOSUPP);
 	assert_ptr_equal(mr, untouched);
 }
@@ -422,7 +403,7 @@ static void descriptor_round_trip(void **state)
 static void remote_getters_and_delete_invalid(void **state)
 {
 	(void)state;
-	struct rpma_mr_remote *mr = mr_test_remote_new(0x1000, 64, 5, RPMA_MR_USAGE_WRITE_DST);
+	struct rpma_mr_remote *mr = test_mr_remote_new(0x1000, 64, 5, RPMA_MR_USAGE_WRITE_DST);
 	size_t size = 3;
 	int flush_type = 3;
 	assert_int_equal(rpma_mr_remote_get_size(NULL, &size), RPMA_E_INVAL);
@@ -539,18 +520,6 @@ int main(void)
 		T(advise_checks_arguments),
 		T(advise_provider_errors),
 		T(advise_unsupported_device),
-#define P(fn) cmocka_unit_test_setup_teardown(fn, post_setup, post_teardown)
-		P(read_builds_one_sge),
-		P(read_zero_length),
-		P(write_and_write_with_imm),
-		P(atomic_write_emulated),
-#ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
-		T(atomic_write_native),
-		P(atomic_write_native_without_extended_qp),
-#endif
-		P(send_and_send_with_imm),
-		P(recv_and_srq_recv),
-		P(posting_failures),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
