@@ -227,9 +227,9 @@ test-e2e-%: e2e-build
 	$(VM) run --kernel $* --transport $(E2E_TRANSPORT) --pmem --timeout $(E2E_TIMEOUT) -q \
 		-- tests/e2e/run.sh
 
-# the e2e library's waits, on the host (every VM suite starts and judges through them)
-test-e2e-lib:
-	@tests/e2e/lib_test.sh
+# scripts/lib/wait.sh on the host (every VM suite and bench waits through it)
+test-wait:
+	@tests/lib/wait_test.sh
 
 # The iWARP suite alone (make test runs it in e2e-6.1's boot): Soft-iWARP beside Soft-RoCE
 test-iwarp: e2e-build
@@ -247,7 +247,7 @@ test-unit-san:
 HOST_STAGES := unit=test-unit=0:15 unit-asan-ubsan=test-unit-san=0:26 coverage=coverage=0:11 \
 	man=test-man=0:03 matrix-report=test-matrix=0:40 deps-script=test-deps=0:01 \
 	fault-check=test-fault-check=0:01 lint=lint=1:28 fuzz-brief=fuzz-brief=0:45 \
-	vm-unit=test-vm-unit=0:01 e2e-lib=test-e2e-lib=0:06
+	vm-unit=test-vm-unit=0:01 waits=test-wait=0:06
 TEST_STAGES := $(HOST_STAGES) \
 	native-build=test-native-build=0:49 build-for-vm=e2e-build=0:43 vm-accel=test-vm-accel=0:55 \
 	fio-deb-sweep=test-fio-deb-sweep=1:56 e2e-6.1=test-e2e-6.1=19:45 native-6.12=test-native-e2e=5:00 \
@@ -363,5 +363,5 @@ include engines/engines.mk
 include $(sort $(wildcard mk/*.mk))
 
 .SECONDARY:
-.PHONY: all examples engines e2e-build test check test-budget test-e2e-lib test-vm-smoke test-fio-versions test-fio-deb-sweep test-unit test-unit-san test-e2e test-iwarp test-doc-claims coverage install install-lib \
+.PHONY: all examples engines e2e-build test check test-budget test-wait test-vm-smoke test-fio-versions test-fio-deb-sweep test-unit test-unit-san test-e2e test-iwarp test-doc-claims coverage install install-lib \
 	install-engines clean

@@ -474,8 +474,8 @@ gp_sigint_busy() {
 		fio_pid=$(pgrep -P "$GP_SPID" -x fio | head -1)
 		t0=$EPOCHREALTIME
 		kill -INT "${fio_pid:-$GP_SPID}"
-		e2e_deadline 10
-		while kill -0 "$GP_SPID" 2>/dev/null && ! e2e_past "$E2E_DEADLINE"; do
+		wait_deadline 10
+		while kill -0 "$GP_SPID" 2>/dev/null && ! wait_past "$WAIT_DEADLINE"; do
 			nap 0.05
 		done
 		took=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')

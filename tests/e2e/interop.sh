@@ -93,10 +93,10 @@ ip_client_cmd() {
 # (the peer's server says nothing when it listens).
 ip_wait_listening() {
 	local port=$1 pid=$3
-	e2e_deadline "$2"
-	local deadline=$E2E_DEADLINE
+	wait_deadline "$2"
+	local deadline=$WAIT_DEADLINE
 	until e2e_listening "$port"; do
-		e2e_past "$deadline" && return 1
+		wait_past "$deadline" && return 1
 		kill -0 "$pid" 2>/dev/null || return 1
 		nap 0.1
 	done

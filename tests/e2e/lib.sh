@@ -27,61 +27,12 @@ E2E_RESULTS=$(realpath -m "$E2E_RESULTS")
 mkdir -p "$(dirname "$E2E_RESULTS")" 2>/dev/null
 # E2E_VERBOSE=1: show the output of passing tests too
 
-# nap SECONDS: sleep without a process (a read that times out on a FIFO nobody
-# writes). Under TCG a fork and exec costs the guest 50-250 ms of CPU, taken from
-# the programs under test: 20 polls of `grep; sleep 0.1` took 7.0 s, of builtins 3.0 s.
-# Every wait below polls with builtins only.
-mkfifo "$E2E_TMP/.nap" && exec {E2E_NAP_FD}<>"$E2E_TMP/.nap"
-nap() { # SECONDS
-	read -r -t "$1" -u "$E2E_NAP_FD" _ 2>/dev/null
-	return 0
-}
-
-# deadlines on the clock, in microseconds
-e2e_past() { # DEADLINE_US: is the clock past it?
-	[ "${EPOCHREALTIME//[.,]/}" -ge "$1" ]
-}
-e2e_deadline() { # SECONDS -> E2E_DEADLINE (microseconds of the clock)
-	E2E_DEADLINE=$((${EPOCHREALTIME//[.,]/} + $1 * 1000000))
-}
-
-# Wait until file $1 exists, at most $2 seconds, and only while process $3 (if
-# given) lives: a server that died before listening fails the test at once.
-e2e_wait_file() {
-	local file=$1 pid=${3:-}
-	e2e_deadline "$2"
-	local deadline=$E2E_DEADLINE
-	until [ -e "$file" ]; do
-		e2e_past "$deadline" && return 1
-		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && return 1
-		nap 0.1
-	done
-}
-
-# Wait until file $1 has a line matching regex $2 (grep -E's), at most $3 seconds,
-# and only while process $4 (if given) lives. Reads what the file gained since the
-# last poll (a line not ended yet counts as it stands, as grep counts it).
-e2e_wait_line() {
-	local file=$1 regex=$2 pid=${4:-} fd='' line partial='' found=1
-	e2e_deadline "$3"
-	local deadline=$E2E_DEADLINE
-	while :; do
-		[ -z "$fd" ] && [ -e "$file" ] && exec {fd}<"$file"
-		if [ -n "$fd" ]; then
-			while IFS= read -r -u "$fd" line; do
-				line=$partial$line partial=''
-				[[ $line =~ $regex ]] && { found=0; break 2; }
-			done
-			partial+=$line
-			[[ -n $partial && $partial =~ $regex ]] && { found=0; break; }
-		fi
-		e2e_past "$deadline" && break
-		[ -n "$pid" ] && ! kill -0 "$pid" 2>/dev/null && break
-		nap 0.1
-	done
-	[ -n "$fd" ] && exec {fd}<&-
-	return "$found"
-}
+# waiting without a process a poll: nap, wait_deadline, wait_past, wait_file and
+# wait_line (scripts/lib/wait.sh); the suites' names for the last two
+# shellcheck source=scripts/lib/wait.sh
+. scripts/lib/wait.sh
+e2e_wait_file() { wait_file "$@"; } # FILE SECONDS [PID]
+e2e_wait_line() { wait_line "$@"; } # FILE REGEX SECONDS [PID]
 
 # The CM ID of a connection to port $1 of address $2, on the host of that address
 # (rdma's CM resources): its line, empty when there is none (yet).
@@ -104,10 +55,11 @@ e2e_listening() { # PORT
 # Wait until a connection to port $1 of address $2 is established, at most $3
 # seconds: sooner than a fixed sleep, and no sooner than the connection.
 e2e_wait_connected() { # PORT ADDR LIMIT
-	e2e_deadline "$3"
-	local deadline=$E2E_DEADLINE
+	local deadline
+	wait_deadline "$3"
+	deadline=$WAIT_DEADLINE
 	until [ -n "$(e2e_server_cm_id "$1" "$2")" ]; do
-		e2e_past "$deadline" && return 1
+		wait_past "$deadline" && return 1
 		nap 0.1
 	done
 }
@@ -117,10 +69,10 @@ e2e_wait_connected() { # PORT ADDR LIMIT
 # send (RTS: accepted) and has received 50 packets more than when it was first seen so
 # (a dozen I/Os). Its own counter: lanes side by side do not mislead it.
 e2e_wait_io() { # PORT ADDR LIMIT
-	local qpn='' psn psn0='' id qps
-	e2e_deadline "$3"
-	local deadline=$E2E_DEADLINE
-	until e2e_past "$deadline"; do
+	local qpn='' psn psn0='' id qps deadline
+	wait_deadline "$3"
+	deadline=$WAIT_DEADLINE
+	until wait_past "$deadline"; do
 		if [ -z "$qpn" ]; then
 			id=$(e2e_server_cm_id "$1" "$2")
 			[[ $id =~ \ lqpn\ ([0-9]+)\  ]] && qpn=${BASH_REMATCH[1]}

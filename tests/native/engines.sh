@@ -68,11 +68,11 @@ start_server() {
 	local cmd=("${SERVER[@]//@PORT@/$E2E_PORT}")
 	timeout "$E2E_STEP_TIMEOUT" "${cmd[@]}" >"$E2E_DIR/server.log" 2>&1 &
 	SPID=$!
-	e2e_deadline "$E2E_READY_TIMEOUT"
-	local deadline=$E2E_DEADLINE
+	wait_deadline "$E2E_READY_TIMEOUT"
+	local deadline=$WAIT_DEADLINE
 	# (ours says so; the peer's server says nothing when it listens)
 	until grep -q 'listening on' "$E2E_DIR/server.log" 2>/dev/null || e2e_listening "$E2E_PORT"; do
-		if ! kill -0 "$SPID" 2>/dev/null || e2e_past "$deadline"; then
+		if ! kill -0 "$SPID" 2>/dev/null || wait_past "$deadline"; then
 			echo "  the server did not listen within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
 			return 1
 		fi
