@@ -3,14 +3,16 @@
 """tests/matrix/test_clientsbench.py -- the clients-bench subcommand (run by
 tests/matrix/test_matrix.sh): scripts/bench_clients.sh's runs as medians per client count
 and server, ours against the peer's CPU per I/O, each server's growth from the fewest
-clients to the most; the section make bench appends; a table that is not the script's."""
+clients to the most; the section make bench appends; a table that is not the script's;
+and the clients-row subcommand: a run's line of clients.tsv from its fio JSON."""
 import os
 import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
+from benchrun import MATRIX, BenchRun
+
+sys.path.insert(0, os.path.dirname(MATRIX))
 from rpmamatrix import benchmarks, clientsbench  # noqa: E402
 
 HEAD = "\t".join(clientsbench.COLUMNS) + "\n"
@@ -73,6 +75,35 @@ class ClientsBench(unittest.TestCase):
             finally:
                 os.unlink(path)
 
+
+class ClientsRow(BenchRun, unittest.TestCase):
+    """A run's line of clients.tsv, as bench_clients.sh adds it in the VM."""
+    ROW, STEM = "clients-row", "r1-c2-peer-busy"
+    # the clients' writes (group-reported) and two server jobs: 60% and 30% of a CPU for
+    # 2 s and 1 s, 1.5 CPU seconds
+    WRITE = {"iops": 5000.04, "total_ios": 8000}
+    JOBS = [{"usr_cpu": 50, "sys_cpu": 10, "job_runtime": 2000},
+            {"usr_cpu": 20, "sys_cpu": 10, "job_runtime": 1000}]
+
+    def test_cpu_time_over_the_jobs_runtime(self):
+        self.assertAlmostEqual(clientsbench.cpu_seconds(self.JOBS), 1.5)
+        self.assertEqual(clientsbench.run_row(self.WRITE, self.JOBS, "3", "2", "hub-busy"),
+                         ["3", "2", "hub-busy", 2, "5000.0", 8000, "1.5000", "187.50"])
+
+    def test_line_under_the_header_the_bench_reads(self):
+        self.run_files(self.WRITE, self.JOBS)
+        done = self.row("1", "2", "peer-busy")
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(self.tsv_text(), HEAD + "1\t2\tpeer-busy\t2\t5000.0\t8000\t1.5000\t187.50\n")
+        md = "\n".join(clientsbench.clients_md(clientsbench.read_runs(self.tsv)))
+        self.assertIn("| 2 | 5000 | 187.5 | - |", md)  # (only the servers it has)
+
+    def test_no_io_is_an_error(self):
+        self.run_files(dict(self.WRITE, total_ios=0), self.JOBS)
+        done = self.row("1", "2", "peer-busy")
+        self.assertEqual(done.returncode, 2)
+        self.assertIn(f"matrix: error: run {self.stem}: no figures (ValueError: no I/O)", done.stderr)
+        self.assertFalse(os.path.exists(self.tsv))
 
 if __name__ == "__main__":
     unittest.main()

@@ -12,8 +12,8 @@ from .expand import cmd_expand_job
 from .plan import PRESETS, cmd_plan
 from .readback import cmd_judge_round
 from .platform import cmd_platform
-from .polling import cmd_polling
-from .clientsbench import cmd_clients_bench
+from .polling import cmd_polling, cmd_polling_row
+from .clientsbench import cmd_clients_bench, cmd_clients_row
 from .report import cmd_build
 from .resume import cmd_prune_runs
 from .sweep import cmd_report
@@ -42,6 +42,12 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                a GPSPM server's CPU per I/O as its clients grow (ours, one job
                for all; fio 3.33's, a job each), from scripts/bench_clients.sh's
                clients.tsv
+  matrix polling-row --tsv TSV STEM ROUND RATE MODE
+  matrix clients-row --tsv TSV STEM ROUND CLIENTS SERVER
+               a bench run's line of its TSV (the header first when TSV is
+               empty), from STEM.json (the client's fio JSON) and
+               STEM.server.json (the server's): bench_polling.sh's and
+               bench_clients.sh's runs
   matrix durability DIR report.md/.html, results.csv and lost.csv of a durability
                run's folder (scripts/run_durability.sh)
   matrix judge-round DIR --methods LIST [--issued]
@@ -60,6 +66,16 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
 DIR holds plan.tsv, options.json, env.json, status and runs/ (raw fio JSON,
 perftest output), as scripts/run_matrix.sh writes them. Python 3 stdlib only.
 """
+
+
+def row_parser(sub, name, fn, *words):
+    """A bench's row subcommand: --tsv TSV STEM ROUND and the run's WORDS."""
+    p = sub.add_parser(name, help="a bench run's line of its TSV, from its fio JSON")
+    p.add_argument("--tsv", required=True, help="the table the line is appended to")
+    p.add_argument("stem", help="the run's files: STEM.json, STEM.server.json")
+    for word in ("round",) + words:
+        p.add_argument(word)
+    p.set_defaults(fn=fn)
 
 
 def main():
@@ -124,6 +140,8 @@ def main():
     cb.add_argument("tsv")
     cb.add_argument("--out", required=True)
     cb.set_defaults(fn=cmd_clients_bench)
+    row_parser(sub, "polling-row", cmd_polling_row, "rate", "mode")
+    row_parser(sub, "clients-row", cmd_clients_row, "clients", "server")
     r = sub.add_parser("report", help="a result folder from fio JSON of the sweep job files")
     r.add_argument("--out", required=True, help="the result folder to write")
     r.add_argument("--command", help="the command line to record in options.json")

@@ -2,10 +2,12 @@
 """The clients-bench subcommand: scripts/bench_clients.sh's runs (clients.tsv) as a
 Markdown table of what a GPSPM server spends per I/O as its clients grow: ours, one job
 for all of them (clients_per_job=N), busy polling and sleeping, against fio 3.33's
-server, a busy-polling job per client."""
+server, a busy-polling job per client; and the line of clients.tsv each run adds (the
+clients-row subcommand)."""
 import statistics
 
 from .common import read_tsv, table_head, write_md
+from .runs import append_run
 
 SERVERS = [("hub-busy", "ours, 1 job, busy"), ("hub-sleep", "ours, 1 job, sleeping"),
            ("peer-busy", "fio 3.33, a job per client, busy")]
@@ -15,6 +17,23 @@ COLUMNS = ["round", "clients", "server", "server_jobs", "iops", "ios", "server_c
 
 def read_runs(path):
     return read_tsv(path, COLUMNS)
+
+
+def cpu_seconds(jobs):
+    """The CPU time of fio's JOBS in seconds: each one's usr + sys % over its runtime."""
+    return sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 for j in jobs)
+
+
+def run_row(write, server_jobs, rnd, clients, server):
+    """clients.tsv's line of a run (ROUND, CLIENTS, SERVER) from fio's JSON: the clients'
+    WRITE figures (IOPS, I/Os; none is an error) and the server's jobs, CPU time and that
+    time per I/O."""
+    ios = write["total_ios"]
+    if ios <= 0:
+        raise ValueError("no I/O")
+    cpu_s = cpu_seconds(server_jobs)
+    return [rnd, clients, server, len(server_jobs), f"{write['iops']:.1f}", ios, f"{cpu_s:.4f}",
+            f"{cpu_s * 1e6 / ios:.2f}"]
 
 
 def medians(rows):
@@ -71,3 +90,7 @@ def clients_md(rows):
 
 def cmd_clients_bench(args):
     write_md(args.out, clients_md(read_runs(args.tsv)))
+
+
+def cmd_clients_row(args):
+    append_run(args.tsv, COLUMNS, run_row, args.stem, args.round, args.clients, args.server)

@@ -99,6 +99,15 @@ def read_tsv(path, columns=()):
     return rows
 
 
+def append_tsv(path, columns, row):
+    """ROW (its values in the order of COLUMNS) appended to the table at PATH, the
+    header line first when PATH is empty or new: a bench's runs, a line each."""
+    with open(path, "a") as f:
+        if f.tell() == 0:
+            f.write("\t".join(columns) + "\n")
+        f.write("\t".join(map(str, row)) + "\n")
+
+
 def write_md(path, md):
     """Markdown lines into path; prints the path (what a subcommand says it wrote)."""
     with open(path, "w") as f:

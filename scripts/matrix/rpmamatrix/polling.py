@@ -2,11 +2,14 @@
 """The polling subcommand: scripts/bench_polling.sh's runs (polling.tsv) as a Markdown
 table of the GPSPM server's polling modes side by side, and the adaptive mode against
 its targets: latency within 10% of busy polling, server CPU within 10% of sleeping,
-both at full speed."""
+both at full speed; and the line of polling.tsv each run adds (the polling-row
+subcommand)."""
 import statistics
 
 from .common import read_tsv, table_head, write_md
+from .runs import append_run, jobs_cpu_pct
 
+COLUMNS = ["round", "rate", "mode", "iops", "lat_mean_us", "lat_p99_us", "server_cpu_pct"]
 MODES = [("1", "busy (1)"), ("0", "sleep (0)"), ("adaptive", "adaptive")]
 FIGURES = [("iops", "IOPS", 0), ("lat_mean_us", "mean latency us", 1), ("lat_p99_us", "p99 us", 1),
            ("server_cpu_pct", "server CPU %", 1)]
@@ -15,7 +18,15 @@ TARGET = 1.10
 
 
 def read_runs(path):
-    return read_tsv(path)
+    return read_tsv(path, COLUMNS)
+
+
+def run_row(write, server_jobs, rnd, rate, mode):
+    """polling.tsv's line of a run (ROUND, RATE, MODE) from fio's JSON: the client's
+    WRITE figures (IOPS, mean and p99 latency in us) and the server's CPU % (its jobs')."""
+    lat = write["lat_ns"]
+    return [rnd, rate, mode, f"{write['iops']:.1f}", f"{lat['mean'] / 1000:.1f}",
+            f"{lat['percentile']['99.000000'] / 1000:.1f}", f"{jobs_cpu_pct(server_jobs):.1f}"]
 
 
 def medians(rows):
@@ -53,3 +64,7 @@ def polling_md(rows):
 
 def cmd_polling(args):
     write_md(args.out, polling_md(read_runs(args.tsv)))
+
+
+def cmd_polling_row(args):
+    append_run(args.tsv, COLUMNS, run_row, args.stem, args.round, args.rate, args.mode)

@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The measured runs of a point (runs/<id>-r<N>.*): fio's JSON, one host's or that of
-fio's client/server mode, the server's CPU, and perftest's result line, as figures."""
+fio's client/server mode, the server's CPU, and perftest's result line, as figures; and
+a bench's run as its line of the bench's table (scripts/matrix/bench_lib.sh)."""
 import json
 import os
 import re
 from collections import namedtuple
 
-from .common import KIB, warn
+from .common import KIB, append_tsv, die, warn
 from .plan import raw_tool
 
 
@@ -62,7 +63,25 @@ def server_cpu(path):
         jobs = load_fio_json(path)["jobs"]
     except (ValueError, KeyError):
         return None
+    return jobs_cpu_pct(jobs)
+
+
+def jobs_cpu_pct(jobs):
+    """usr + sys CPU % of fio's JOBS, summed."""
     return sum(j["usr_cpu"] + j["sys_cpu"] for j in jobs)
+
+
+def append_run(tsv, columns, row_of, stem, *words):
+    """A bench's run STEM (STEM.json the client's fio JSON, STEM.server.json the
+    server's) as its line of the table TSV: ROW_OF(the client's write figures, the
+    server's jobs, *WORDS), appended; a run without its figures dies naming it."""
+    try:
+        write = load_fio_json(stem + ".json")["jobs"][0]["write"]
+        jobs = load_fio_json(stem + ".server.json")["jobs"]
+        row = row_of(write, jobs, *words)
+    except (OSError, ValueError, KeyError, IndexError) as e:
+        die(f"run {stem}: no figures ({type(e).__name__}: {e})")
+    append_tsv(tsv, columns, row)
 
 
 def perftest_figures(path, bs, tool):
