@@ -15,10 +15,11 @@ set -euo pipefail
 
 PROG=${0##*/}
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-# shellcheck source=scripts/matrix/lib.sh
-. "$ROOT/scripts/matrix/lib.sh"
+# shellcheck source=scripts/matrix/bench_lib.sh
+. "$ROOT/scripts/matrix/bench_lib.sh"
 
-OUT='' ROUNDS=3 IOS=4000 COUNTS=1,2,4,8 PORT_BASE=7800 IN_VM=0 SSH_HOST=''
+BENCH=clients OUT='' ROUNDS=3 IOS=4000 COUNTS=1,2,4,8 PORT_BASE=7800 PORT_STEP=64
+BENCH_OPTIONS=(--ios=IOS --clients=COUNTS)
 SERVERS=(hub-busy hub-sleep peer-busy)
 PEER_FIO=build/peer/fio
 
@@ -35,20 +36,7 @@ DIR/clients.md (default build/bench/clients-<date-time>).
 EOF
 }
 
-parse_args() {
-	while [ $# -gt 0 ]; do
-		case $1 in
-		--out) need_value "$@"; OUT=$2; shift ;;
-		--rounds) need_value "$@"; ROUNDS=$2; shift ;;
-		--ios) need_value "$@"; IOS=$2; shift ;;
-		--clients) need_value "$@"; COUNTS=$2; shift ;;
-		--in-vm) IN_VM=1 ;;
-		-h|--help) usage; exit 0 ;;
-		*) die "unknown option '$1' (see --help)" ;;
-		esac
-		shift
-	done
-	[[ $ROUNDS =~ ^[1-9][0-9]?$ ]] || die "--rounds: '$ROUNDS' is not a number in 1..99"
+check_args() {
 	[[ $IOS =~ ^[1-9][0-9]*$ ]] || die "--ios: '$IOS' is not a positive number of I/Os"
 	[[ $COUNTS =~ ^[1-9][0-9]?(,[1-9][0-9]?)*$ ]] ||
 		die "--clients: '$COUNTS' is not a list of client counts in 1..64 (e.g. 1,2,4,8)"
@@ -56,8 +44,14 @@ parse_args() {
 	for n in ${COUNTS//,/ }; do
 		[ "$n" -le 64 ] || die "--clients: $n clients: a server job serves at most 64"
 	done
-	[ -n "$OUT" ] || OUT=$ROOT/build/bench/clients-$(date +%Y%m%d-%H%M%S)
-	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
+}
+
+# A round's runs (N SERVER): each client count, the servers taking turns
+round_runs() {
+	local n server
+	for n in ${COUNTS//,/ }; do
+		for server in "${SERVERS[@]}"; do echo "$n $server"; done
+	done
 }
 
 # the server of SERVER for N clients on PORT (its output: STEM.server.json/.log)
@@ -90,70 +84,25 @@ start_server() { # SERVER N PORT STEM
 run_one() { # ROUND N SERVER PORT
 	local round=$1 n=$2 server=$3 port=$4 stem rc=0
 	stem=$OUT/runs/r$round-c$n-$server
+	echo "[round $round/$ROUNDS] $n client(s), server $server" >&2
 	start_server "$server" "$n" "$port" "$stem"
 	# (lib.sh: the servers' RDMA CM IDs listening, whatever they print)
-	if ! wait_listening "$port" "$n" 30; then
-		kill "$MATRIX_SPID" 2>/dev/null || true
-		wait "$MATRIX_SPID" 2>/dev/null || true
-		echo "$PROG: the server ($server, $n clients) did not listen: $stem.server.log" >&2
-		return 1
-	fi
+	wait_listening "$port" "$n" 30 ||
+		{ bench_not_listening "$server, $n clients" "$stem"; return 1; }
 	env SERVER_IP="$SERVER_IP" PORT="$port" BS=4k IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 SYNC=0 \
 		NUMJOBS="$n" BUSY_WAIT=0 TIME_BASED=0 NUMBER_IOS="$IOS" RAMP=0s RUNTIME=120s \
 		SERVER_SIZE=16m timeout 300 fio --ioengine=external:build/librpma_gpspm.so \
 		--group_reporting=1 --output-format=json --output="$stem.json" jobs/randwrite.fio \
 		>"$stem.client.log" 2>&1 || rc=$?
-	# the peer's server jobs end when their clients have gone
-	wait "$MATRIX_SPID" || rc=$?
-	[ "$rc" -eq 0 ] || { echo "$PROG: run $stem failed ($rc): see its logs" >&2; return 1; }
-	python3 - "$stem" "$round" "$n" "$server" >>"$OUT/clients.tsv" <<'PY'
-import json, sys
-stem, rnd, n, server = sys.argv[1:]
-def doc(path):
-    text = open(path).read()
-    return json.loads(text[text.index("{"):])
-w = doc(stem + ".json")["jobs"][0]["write"]
-jobs = doc(stem + ".server.json")["jobs"]
-cpu_s = sum((j["usr_cpu"] + j["sys_cpu"]) / 100 * j["job_runtime"] / 1000 for j in jobs)
-ios = w["total_ios"]
-if ios <= 0:
-    sys.exit(f"{stem}.json: no I/O")
-print(f"{rnd}\t{n}\t{server}\t{len(jobs)}\t{w['iops']:.1f}\t{ios}\t{cpu_s:.4f}\t{cpu_s * 1e6 / ios:.2f}")
-PY
-}
-
-measure() {
-	mkdir -p "$OUT/runs"
-	printf 'round\tclients\tserver\tserver_jobs\tiops\tios\tserver_cpu_s\tserver_cpu_us_per_io\n' \
-		>"$OUT/clients.tsv"
-	local round n server port=$PORT_BASE failed=0
-	for ((round = 1; round <= ROUNDS; round++)); do
-		for n in ${COUNTS//,/ }; do
-			for server in "${SERVERS[@]}"; do
-				echo "[round $round/$ROUNDS] $n client(s), server $server" >&2
-				port=$((port + 64))
-				run_one "$round" "$n" "$server" "$port" || failed=$((failed + 1))
-			done
-		done
-	done
-	[ "$failed" -eq 0 ] || die "$failed run(s) failed"
+	# (the peer's server jobs end when their clients have gone)
+	bench_run_done "$rc" "$stem" "$round" "$n" "$server"
 }
 
 main() {
-	parse_args "$@"
-	cd "$ROOT"
-	if [ "$IN_VM" = 1 ]; then
-		SERVER_IP=${RPMA_TEST_ADDR:?not inside the Soft-RoCE VM}
-		measure
-		return
-	fi
-	[ -x "$PEER_FIO" ] || die "$PEER_FIO is missing: run make peer"
-	bench_host_ready "$OUT"
-	"$ROOT/scripts/softroce-vm" run -q --timeout 3600 -- \
-		"$ROOT/scripts/bench_clients.sh" --in-vm --out "$OUT" --rounds "$ROUNDS" --ios "$IOS" \
-		--clients "$COUNTS"
-	python3 "$ROOT/scripts/matrix/matrix" clients-bench "$OUT/clients.tsv" --out "$OUT/clients.md"
-	cat "$OUT/clients.md"
+	bench_args "$@"
+	check_args
+	[ "$IN_VM" = 1 ] || [ -x "$ROOT/$PEER_FIO" ] || die "$PEER_FIO is missing: run make peer"
+	bench_run clients-bench
 }
 
 main "$@"

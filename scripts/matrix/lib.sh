@@ -1,11 +1,12 @@
 # shellcheck shell=bash
 # scripts/matrix/lib.sh -- the matrix runner's measuring side: servers (local or
 # over ssh), one fio or perftest run, the environment. Sourced by
-# scripts/run_matrix.sh, which sets ROOT, OUT, SERVER_IP, SSH_HOST, REMOTE_DIR,
-# RUNTIME, RAMP, SERVER_MEM, SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE,
-# ENGINE_DIR (build, or build/native), RDMA_CORE_PREFIX (--native), PEER_FIO (the
-# peer's fio, --impl peer), VERBS_COUNT (the cost counter, relative to the root) and
-# MATRIX (scripts/matrix/matrix, for expand-job).
+# scripts/run_matrix.sh (and scripts/matrix/bench_lib.sh, the benchmarks' part), which
+# sets ROOT, OUT, SERVER_IP, SSH_HOST, REMOTE_DIR, RUNTIME, RAMP, SERVER_MEM,
+# SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE, ENGINE_DIR (build, or
+# build/native), RDMA_CORE_PREFIX (--native), PEER_FIO (the peer's fio, --impl peer),
+# VERBS_COUNT (the cost counter, relative to the root) and MATRIX
+# (scripts/matrix/matrix, for expand-job).
 
 # the runners' (run_matrix.sh, run_durability.sh) one way to stop on bad usage, and to
 # print a duration as m:ss
@@ -166,18 +167,6 @@ stop_client() {
 	kill "$MATRIX_CPID" 2>/dev/null || true
 	wait "$MATRIX_CPID" 2>/dev/null || true
 	MATRIX_CPID=
-}
-
-# A benchmark's host side before it boots the Soft-RoCE VM: the GPSPM engine built, no
-# RDMA device on this machine (the benchmark runs in the VM only), OUT ($1) inside
-# ROOT (the folder the VM can write), and made
-bench_host_ready() { # OUT
-	[ -f "$ROOT/build/librpma_gpspm.so" ] || die "build/librpma_gpspm.so is missing: run make engines"
-	if compgen -G '/sys/class/infiniband/*' >/dev/null; then
-		die "this machine has an RDMA device: the benchmark runs in the Soft-RoCE VM only"
-	fi
-	case $1 in "$ROOT"/*) ;; *) die "--out: '$1' must be inside $ROOT (the folder the VM can write)" ;; esac
-	mkdir -p "$1"
 }
 
 # Wait until RDMA CM IDs listen on ports $1 .. $1+$2-1 of the server's host while the
