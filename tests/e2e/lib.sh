@@ -18,7 +18,7 @@ E2E_SERVER_HOST=${E2E_SERVER_HOST:-}
 E2E_TMP=$(mktemp -d "${E2E_TMP_BASE:-/tmp}/rpma-e2e.XXXXXX")
 E2E_PORT=${E2E_PORT:-7300}
 E2E_STEP_TIMEOUT=${E2E_STEP_TIMEOUT:-60}
-E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-20}
+E2E_READY_TIMEOUT=${E2E_READY_TIMEOUT:-40}
 # every result also goes to a table per kernel (name, PASS|FAIL, seconds): what
 # tests/checks/docs/check_claims.py holds docs/reliability.md's claims against
 E2E_RESULTS=${E2E_RESULTS:-build/e2e-results/$(uname -r).tsv}

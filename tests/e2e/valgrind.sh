@@ -18,7 +18,7 @@ X=build/examples
 SUPP=tests/e2e/valgrind.supp
 # valgrind under TCG is slow: give each step more time
 E2E_STEP_TIMEOUT=${E2E_VALGRIND_STEP_TIMEOUT:-240}
-E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-60}
+E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-150}
 
 # shellcheck disable=SC2206 # E2E_VALGRIND_OPTS: extra options, split on purpose
 VG=(valgrind --error-exitcode=99 --suppressions="$SUPP" ${E2E_VALGRIND_OPTS:-})

@@ -24,7 +24,7 @@ command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; ex
 . tests/e2e/lib.sh
 A=$RPMA_TEST_ADDR
 E2E_STEP_TIMEOUT=${E2E_VALGRIND_STEP_TIMEOUT:-150}
-E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-90}
+E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-180}
 COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0 BUSY_WAIT=0)
 SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/e2e/fio.supp)
 [ -n "${VALGRIND_ENGINES_SUPP:-}" ] && SUPP+=(--suppressions="$VALGRIND_ENGINES_SUPP")
