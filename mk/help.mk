@@ -24,7 +24,7 @@ Measure
 Test
   make check            the loop of development (~10 min): every host-side stage and a
                         short run of the examples and both engines in the VM
-  make test             everything, stage by stage, each against its budget (40 min)
+  make test             everything, stage by stage, each against its budget (45 min)
   make test-unit        the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
   make coverage         line coverage of librpma/src (at least 90 %)
   make lint             cppcheck, clang-tidy, shellcheck, include and call circles, hardening
