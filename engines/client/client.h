@@ -13,6 +13,8 @@
 #ifndef RPMAFIO_CLIENT_H
 #define RPMAFIO_CLIENT_H
 
+#include <stddef.h>
+
 #include <librpma.h>
 
 #include "common/job.h"
@@ -57,9 +59,12 @@ struct rpmafio_client {
 	void *priv;		/* the method's own client data */
 };
 
+/* fio/engine.c allocates and frees a client through its job: the job must come first */
+_Static_assert(offsetof(struct rpmafio_client, job) == 0, "a client's job is its first member");
+
 static inline struct rpmafio_client *rpmafio_client_of(struct rpmafio_job *job)
 {
-	return (struct rpmafio_client *)job;
+	return (struct rpmafio_client *)((char *)job - offsetof(struct rpmafio_client, job));
 }
 
 /*

@@ -20,6 +20,8 @@
 #ifndef RPMAFIO_SERVER_H
 #define RPMAFIO_SERVER_H
 
+#include <stddef.h>
+
 #include <librpma.h>
 
 #include "common/job.h"
@@ -63,9 +65,12 @@ struct rpmafio_server {
 	void *priv;		/* the method's own server data */
 };
 
+/* fio/engine.c allocates and frees a server through its job: the job must come first */
+_Static_assert(offsetof(struct rpmafio_server, job) == 0, "a server's job is its first member");
+
 static inline struct rpmafio_server *rpmafio_server_of(struct rpmafio_job *job)
 {
-	return (struct rpmafio_server *)job;
+	return (struct rpmafio_server *)((char *)job - offsetof(struct rpmafio_server, job));
 }
 
 /*
