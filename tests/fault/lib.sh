@@ -15,9 +15,11 @@ SHIM=$PWD/build/fault/libfault.so
 # Wait for pid $1 at most $2 seconds (of the clock); 0 if it has ended (not
 # reaped), 1 if it still runs.
 ended_within() {
-	local deadline=$((${EPOCHREALTIME//[.,]/} + $2 * 1000000))
+	local deadline
+	wait_deadline "$2"
+	deadline=$WAIT_DEADLINE
 	while kill -0 "$1" 2>/dev/null; do
-		[ "${EPOCHREALTIME//[.,]/}" -lt "$deadline" ] || return 1
+		wait_past "$deadline" && return 1
 		nap 0.1
 	done
 }
