@@ -7,7 +7,7 @@
 test-matrix:
 	@tests/matrix/test_matrix.sh
 
-test-matrix-vm: engines tools peer fio-valgrind
+test-matrix-vm: engines tools peer fio-lean
 	@tests/matrix/check_vm_run.sh
 
 .PHONY: test-matrix test-matrix-vm

@@ -38,7 +38,7 @@ test-interop: peer engines
 # the end-to-end suite runs tests/e2e/interop.sh against the peer
 test-e2e e2e-build: peer
 
-bench: peer engines tools fio-valgrind
+bench: peer engines tools fio-lean
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
 	scripts/bench_polling.sh $(BENCH_POLLING_ARGS) --out $(BENCH_DIR)/polling
 	scripts/bench_clients.sh $(BENCH_CLIENTS_ARGS) --out $(BENCH_DIR)/clients

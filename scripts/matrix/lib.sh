@@ -332,12 +332,12 @@ fio_commands() {
 		client_host_commands "$FIO_STEM" "$engine" "$hosts" "$nj" "$port" "$limit" "${client_opts[@]}"
 		return
 	fi
-	# an instructions run: the fio of build/fio-valgrind where it is built (make
-	# fio-valgrind: the same fio source and version the engines are compiled against,
+	# an instructions run: the fio of build/fio-lean where it is built (make
+	# fio-lean: the same fio source and version the engines are compiled against,
 	# 10 libraries instead of Debian's 64, so valgrind starts it in seconds, not a
 	# minute, under TCG); only the engine's callbacks are counted either way
 	local fio_bin=fio
-	[ "$cost" != 2 ] || [ ! -x "$ROOT/build/fio-valgrind" ] || fio_bin=$ROOT/build/fio-valgrind
+	[ "$cost" != 2 ] || [ ! -x "$ROOT/build/fio-lean" ] || fio_bin=$ROOT/build/fio-lean
 	SERVER_CMD=("${run[@]}" "${FIO_VARS[@]}" "${server_jobs[@]}" timeout "$limit" "${SERVER_WRAP[@]}"
 		"$fio_bin" "$server_job")
 	CLIENT_CMD=("${run[@]}" "${FIO_VARS[@]}" timeout "$limit" "${CLIENT_WRAP[@]}" "$fio_bin"

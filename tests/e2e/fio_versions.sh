@@ -18,6 +18,8 @@
 # load the engines built for it, and every command line is the one a user types.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# the system's fio is Debian's own (not build/fio-lean): the release beside the others
+E2E_FIO=system
 . tests/e2e/lib.sh
 
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"

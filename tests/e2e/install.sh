@@ -19,6 +19,8 @@
 # server job file run from another folder.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
+# Debian's own fio, as a user of the packages runs it (not build/fio-lean)
+E2E_FIO=system
 . tests/e2e/lib.sh
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 [ "$(id -u)" = 0 ] || { echo "FAIL install: needs root (the VM's)"; exit 1; }

@@ -29,9 +29,9 @@ COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0 BUSY_WAIT=0)
 SUPP=(--suppressions=tests/e2e/valgrind.supp --suppressions=tests/e2e/fio.supp)
 [ -n "${VALGRIND_ENGINES_SUPP:-}" ] && SUPP+=(--suppressions="$VALGRIND_ENGINES_SUPP")
 # fio built from the tree the engines are compiled against, with few libraries:
-# Debian's fio loads 64, which takes valgrind ~55 s a run under TCG (mk/valgrind.mk)
-VG_FIO=${E2E_VALGRIND_FIO:-build/fio-valgrind}
-[ -x "$VG_FIO" ] || { echo "$0: $VG_FIO is missing: make fio-valgrind" >&2; exit 1; }
+# Debian's fio loads 64, which takes valgrind ~55 s a run under TCG (mk/fio_lean.mk)
+VG_FIO=${E2E_VALGRIND_FIO:-build/fio-lean}
+[ -x "$VG_FIO" ] || { echo "$0: $VG_FIO is missing: make fio-lean" >&2; exit 1; }
 # shellcheck disable=SC2054 # the commas are valgrind's
 MEMCHECK=(valgrind --error-exitcode=99 "${SUPP[@]}" --leak-check=full
 	--show-leak-kinds=definite,possible --errors-for-leak-kinds=definite,possible)
