@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,36 @@ void rpmafio_addr_str(const struct sockaddr_storage *addr, char *buf, size_t len
 	}
 }
 
+/* "65534 (nobody)", or the number alone for a uid with no name */
+static void uid_str(uid_t uid, char *buf, size_t len)
+{
+	struct passwd pw, *found = NULL;
+	char names[1024];
+
+	if (getpwuid_r(uid, &pw, names, sizeof(names), &found) == 0 && found != NULL)
+		snprintf(buf, len, "%u (%s)", (unsigned)uid, found->pw_name);
+	else
+		snprintf(buf, len, "%u", (unsigned)uid);
+}
+
+/*
+ * Whoever owns the file can change the secret, whatever its mode: only the
+ * user running fio may own it (root's secret is root's file too).
+ */
+static int secret_owner_ok(const char *path, const struct stat *st, char *why, size_t why_len)
+{
+	char owner[64], expected[64];
+
+	if (st->st_uid == geteuid())
+		return 0;
+	uid_str(st->st_uid, owner, sizeof(owner));
+	uid_str(geteuid(), expected, sizeof(expected));
+	snprintf(why, why_len, "secret_file=%s is owned by uid %s, not by uid %s who runs "
+		"fio: its owner could change the secret (chown it, or make a copy of your own)",
+		path, owner, expected);
+	return -1;
+}
+
 /* the checks of a secret file that need no reading */
 static int secret_file_ok(const char *path, int fd, char *why, size_t why_len)
 {
@@ -167,6 +198,8 @@ static int secret_file_ok(const char *path, int fd, char *why, size_t why_len)
 		snprintf(why, why_len, "secret_file=%s is not a regular file", path);
 		return -1;
 	}
+	if (secret_owner_ok(path, &st, why, why_len))
+		return -1;
 	if (st.st_mode & (S_IRWXG | S_IRWXO)) {
 		snprintf(why, why_len, "secret_file=%s may be read or changed by others (mode "
 			"%04o): make it its owner's only (chmod 600)", path,
@@ -187,7 +220,13 @@ int rpmafio_secret_load(const char *path, struct rpmafio_secret *secret, char *w
 	memset(secret, 0, sizeof(*secret));
 	if (is_unset(path, RPMAFIO_SECRET_NONE))
 		return 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * O_NONBLOCK: a FIFO (or a device) opens at once and is refused as not a
+	 * regular file, where a blocking open() would wait for a writer forever; a
+	 * regular file reads the same either way. A symbolic link is followed (a
+	 * secret managed elsewhere is often one): the checks are of the file opened.
+	 */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		snprintf(why, why_len, "secret_file=%s: %s", path, strerror(errno));
 		return -1;

@@ -68,9 +68,11 @@ void rpmafio_addr_str(const struct sockaddr_storage *addr, char *buf, size_t len
 
 /*
  * Read the secret of secret_file= (NULL, "" or "none": no secret). The file is
- * a regular file that only its owner may read or write (like ssh's keys),
- * holding 1 to RPMAFIO_SECRET_MAX bytes; one trailing newline is not part of
- * it. 0, or -1 with why (which never holds the secret).
+ * a regular file owned by the user running fio (the effective uid) that only
+ * its owner may read or write (like ssh's keys), holding 1 to
+ * RPMAFIO_SECRET_MAX bytes; one trailing newline is not part of it. A FIFO or
+ * a device is refused without waiting on it. 0, or -1 with why (which never
+ * holds the secret).
  */
 int rpmafio_secret_load(const char *path, struct rpmafio_secret *secret, char *why,
 	size_t why_len);

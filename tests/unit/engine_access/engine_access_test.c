@@ -2,8 +2,8 @@
 /*
  * engine_access_test.c -- who may connect to a server job (engines/common/access.c):
  * allow_clients= parsed and matched (IPv4, IPv6, prefixes, IPv4-mapped addresses,
- * bad entries named), the secret file read (owner-only, 1..48 bytes, one trailing
- * newline) and the secret carried in private data and checked (missing, wrong,
+ * bad entries named), the secret file read (owner-only, owned by the user running
+ * the test, a FIFO refused without blocking, 1..48 bytes, one trailing newline) and the secret carried in private data and checked (missing, wrong,
  * padded by the connection manager, forged lengths).
  */
 #include <arpa/inet.h>
@@ -200,6 +200,60 @@ static void secret_load_refuses(void **state)
 	assert_non_null(strstr(why, "not a regular file"));
 }
 
+/* a uid that is not the one running the test, and a file of the right mode it owns */
+static uid_t someone_else(void)
+{
+	return geteuid() == 65534 ? 65533 : 65534;
+}
+
+static void secret_load_refuses_another_users_file(void **state)
+{
+	(void)state;
+	struct rpmafio_secret s;
+	char expected[160];
+
+	/* only root can give a file away: anyone else tries a file root owns */
+	const char *victim = "/etc/passwd";
+	uid_t owner = 0;
+	if (geteuid() == 0) {
+		secret_file("open sesame\n", 12, 0600);
+		owner = someone_else();
+		assert_int_equal(chown(path, owner, (gid_t)-1), 0);
+		victim = path;
+	}
+	why[0] = '\0';
+	int ret = rpmafio_secret_load(victim, &s, why, sizeof(why));
+	if (victim == path)
+		unlink(path);
+	assert_int_equal(ret, -1);
+	assert_int_equal(s.len, 0);
+	/* the file, its owner and who should own it are named; the secret is not */
+	snprintf(expected, sizeof(expected), "secret_file=%s is owned by uid %u", victim,
+		(unsigned)owner);
+	if (strstr(why, expected) == NULL)
+		fail_msg("'%s' does not say '%s'", why, expected);
+	snprintf(expected, sizeof(expected), "not by uid %u", (unsigned)geteuid());
+	if (strstr(why, expected) == NULL)
+		fail_msg("'%s' does not say '%s'", why, expected);
+	assert_null(strstr(why, "open sesame"));
+}
+
+/* a FIFO nobody writes to: refused at once, not waited on (old code: blocked forever) */
+static void secret_load_refuses_a_fifo_without_blocking(void **state)
+{
+	(void)state;
+	struct rpmafio_secret s;
+	snprintf(path, sizeof(path), "/tmp/rpmafio-fifo.%d", (int)getpid());
+	assert_int_equal(mkfifo(path, 0600), 0);
+	/* a blocking open() never returns: the alarm ends the test binary, a failure */
+	alarm(10);
+	int ret = rpmafio_secret_load(path, &s, why, sizeof(why));
+	alarm(0);
+	unlink(path);
+	assert_int_equal(ret, -1);
+	assert_non_null(strstr(why, "is not a regular file"));
+}
+
 static struct rpmafio_secret secret_of(const char *text)
 {
 	struct rpmafio_secret s = {0};
@@ -270,6 +324,8 @@ int main(void)
 		cmocka_unit_test(addr_str_both_families),
 		cmocka_unit_test(secret_load_reads_an_owner_only_file),
 		cmocka_unit_test(secret_load_refuses),
+		cmocka_unit_test(secret_load_refuses_another_users_file),
+		cmocka_unit_test(secret_load_refuses_a_fifo_without_blocking),
 		cmocka_unit_test(secret_travels_and_is_checked),
 		cmocka_unit_test(secret_check_refuses_what_is_not_one),
 	};
