@@ -19,6 +19,12 @@ static const uint8_t auth_magic[4] = {'R', 'P', 'F', 'S'};
 /* the longest entry: an IPv6 address in full and "/128" */
 #define ENTRY_MAX (INET6_ADDRSTRLEN + 4)
 
+/* ::ffff:0:0/96, where IPv6 puts every IPv4 address (RFC 4291, 2.5.5.2) */
+#define MAPPED_PREFIX 96
+static const uint8_t mapped_head[MAPPED_PREFIX / 8] = {
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+};
+
 static bool is_unset(const char *s, const char *word)
 {
 	return s == NULL || *s == '\0' || strcmp(s, word) == 0;
@@ -66,6 +72,22 @@ static int parse_entry(const char *s, size_t len, struct rpmafio_allow_entry *e,
 	return 0;
 }
 
+/*
+ * A peer's IPv4-mapped address is compared as IPv4 (addr_bytes()), so an entry
+ * written that way must be IPv4 too, or it would never match:
+ * ::ffff:a.b.c.d/(96+k) is a.b.c.d/k.
+ */
+static void normalise_entry(struct rpmafio_allow_entry *e)
+{
+	if (e->family != AF_INET6 || e->prefix < MAPPED_PREFIX ||
+			memcmp(e->bytes, mapped_head, sizeof(mapped_head)) != 0)
+		return;
+	memmove(e->bytes, e->bytes + sizeof(mapped_head), 4);
+	memset(e->bytes + 4, 0, sizeof(e->bytes) - 4);
+	e->family = AF_INET;
+	e->prefix -= MAPPED_PREFIX;
+}
+
 int rpmafio_allow_parse(const char *spec, struct rpmafio_allow *allow, char *why, size_t why_len)
 {
 	static const char seps[] = ", \t";
@@ -82,6 +104,7 @@ int rpmafio_allow_parse(const char *spec, struct rpmafio_allow *allow, char *why
 		}
 		if (parse_entry(p, len, &allow->entry[allow->n], why, why_len))
 			return -1;
+		normalise_entry(&allow->entry[allow->n]);
 		allow->n++;
 		p += len;
 	}
@@ -122,6 +145,19 @@ static int addr_bytes(const struct sockaddr_storage *addr, uint8_t bytes[16])
 	return AF_INET6;
 }
 
+/*
+ * One entry against a peer of family. An IPv6 prefix shorter than /96 that
+ * holds all of ::ffff:0:0/96 (::/0, ::/80) holds every IPv4 address as well:
+ * it admits every IPv4 peer, which is what such an entry says in IPv6 terms.
+ */
+static bool entry_admits(const struct rpmafio_allow_entry *e, int family, const uint8_t *bytes)
+{
+	if (e->family == family)
+		return prefix_equal(e->bytes, bytes, e->prefix);
+	return family == AF_INET && e->family == AF_INET6 && e->prefix < MAPPED_PREFIX &&
+		prefix_equal(e->bytes, mapped_head, e->prefix);
+}
+
 bool rpmafio_allow_admits(const struct rpmafio_allow *allow, const struct sockaddr_storage *addr)
 {
 	uint8_t bytes[16] = {0};
@@ -132,8 +168,7 @@ bool rpmafio_allow_admits(const struct rpmafio_allow *allow, const struct sockad
 	if (family == AF_UNSPEC)
 		return false;
 	for (unsigned i = 0; i < allow->n; i++) {
-		const struct rpmafio_allow_entry *e = &allow->entry[i];
-		if (e->family == family && prefix_equal(e->bytes, bytes, e->prefix))
+		if (entry_admits(&allow->entry[i], family, bytes))
 			return true;
 	}
 	return false;

@@ -57,10 +57,16 @@ struct rpmafio_secret {
  * allow_clients= as given: NULL, "" or "any" admit everyone; otherwise a list
  * of IPv4 or IPv6 addresses, each with an optional /prefix, separated by commas
  * or spaces ("192.168.77.2, 10.0.0.0/8, fd00::/64"). 0, or -1 with why.
+ * An IPv4-mapped entry is kept as the IPv4 one (::ffff:10.0.0.0/104 is
+ * 10.0.0.0/8), since peers are compared as IPv4.
  */
 int rpmafio_allow_parse(const char *spec, struct rpmafio_allow *allow, char *why, size_t why_len);
 
-/* Does the list admit this address? (an IPv4-mapped IPv6 address counts as IPv4) */
+/*
+ * Does the list admit this address? An IPv4-mapped IPv6 address counts as
+ * IPv4; an IPv6 prefix that holds all of ::ffff:0:0/96 (::/0) admits every
+ * IPv4 address too, while 0.0.0.0/0 admits no IPv6 one.
+ */
 bool rpmafio_allow_admits(const struct rpmafio_allow *allow, const struct sockaddr_storage *addr);
 
 /* "192.168.77.2:40001", "[fd00::7]:40001": for log lines */

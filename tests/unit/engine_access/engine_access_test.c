@@ -89,6 +89,49 @@ static void allow_addresses_and_prefixes(void **state)
 	assert_false(admits("0.0.0.0/0", v6("fd00::1")));
 }
 
+/* entries written as IPv4-mapped IPv6 are IPv4 entries: peers are compared as IPv4 */
+static void allow_mapped_entries_match_ipv4_clients(void **state)
+{
+	(void)state;
+	assert_true(admits("::ffff:10.0.0.1", v4("10.0.0.1")));
+	assert_true(admits("::ffff:10.0.0.1", v6("::ffff:10.0.0.1")));
+	assert_false(admits("::ffff:10.0.0.1", v4("10.0.0.2")));
+	/* the whole mapped range is every IPv4 client, and no other IPv6 one */
+	assert_true(admits("::ffff:0:0/96", v4("1.2.3.4")));
+	assert_true(admits("::ffff:0:0/96", v4("192.168.77.2")));
+	assert_false(admits("::ffff:0:0/96", v6("fd00::1")));
+	/* /96+k is the IPv4 prefix /k, also off a byte boundary */
+	assert_true(admits("::ffff:10.0.0.0/104", v4("10.200.3.4")));
+	assert_false(admits("::ffff:10.0.0.0/104", v4("11.0.0.1")));
+	assert_true(admits("::ffff:192.168.76.0/119", v4("192.168.77.200")));
+	assert_false(admits("::ffff:192.168.76.0/119", v4("192.168.78.1")));
+
+	/* what the parser keeps is the IPv4 entry itself */
+	struct rpmafio_allow allow;
+	assert_int_equal(rpmafio_allow_parse("::ffff:10.0.0.0/104", &allow, why, sizeof(why)), 0);
+	assert_int_equal(allow.n, 1);
+	assert_int_equal(allow.entry[0].family, AF_INET);
+	assert_int_equal(allow.entry[0].prefix, 8);
+	assert_memory_equal(allow.entry[0].bytes, "\x0a\x00\x00\x00", 4);
+}
+
+/*
+ * An IPv6 prefix that holds the mapped range holds every IPv4 client: ::/0 is
+ * everyone, of either family (0.0.0.0/0 stays IPv4 only)
+ */
+static void allow_ipv6_prefix_over_mapped_range_admits_ipv4(void **state)
+{
+	(void)state;
+	assert_true(admits("::/0", v4("1.2.3.4")));
+	assert_true(admits("::/0", v6("::ffff:1.2.3.4")));
+	assert_true(admits("::/0", v6("fd00::1")));
+	assert_true(admits("::/80", v4("10.0.0.1")));
+	assert_true(admits("::ffff:0:0/95", v4("10.0.0.1")));
+	/* a prefix that does not hold ::ffff:0:0/96 admits no IPv4 client */
+	assert_false(admits("fd00::/8", v4("10.0.0.1")));
+	assert_false(admits("::/81", v4("10.0.0.1")));
+}
+
 static void allow_refuses_bad_entries(void **state)
 {
 	(void)state;
@@ -320,6 +363,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(allow_any),
 		cmocka_unit_test(allow_addresses_and_prefixes),
+		cmocka_unit_test(allow_mapped_entries_match_ipv4_clients),
+		cmocka_unit_test(allow_ipv6_prefix_over_mapped_range_admits_ipv4),
 		cmocka_unit_test(allow_refuses_bad_entries),
 		cmocka_unit_test(addr_str_both_families),
 		cmocka_unit_test(secret_load_reads_an_owner_only_file),
