@@ -254,6 +254,18 @@ int rpma_conn_req_from_cm_event(struct rpma_peer *peer, struct rdma_cm_event *ev
 
 /* ---- connecting ---- */
 
+/*
+ * Release req after a failed connect, leaving errno as the failure set it: a
+ * caller tells a refusal (ECONNREFUSED: retry) from an error by errno read
+ * after we return, and the tear-down's own calls may change it on success.
+ */
+static void req_release_keeping_errno(struct rpma_conn_req *req)
+{
+	int err = errno;
+	(void)req_release(req);
+	errno = err;
+}
+
 /* rdma_connect() or rdma_accept() of the connection's id, with pdata (may be NULL). */
 static int req_initiate(struct rdma_cm_id *id, bool passive,
 		const struct rpma_conn_private_data *pdata)
@@ -311,7 +323,7 @@ int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 		req->edata = NULL; /* not to be acked twice, even if this fails */
 		if (rdma_ack_cm_event(edata)) {
 			ret = RPMA_PROVIDER_FAILED(errno, "rdma_ack_cm_event");
-			(void)req_release(req);
+			req_release_keeping_errno(req);
 			return ret;
 		}
 	}
@@ -326,7 +338,7 @@ int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 	struct rpma_conn *conn = NULL;
 	ret = rpma_conn_new(req->peer, &parts, &conn);
 	if (ret) {
-		(void)req_release(req);
+		req_release_keeping_errno(req);
 		return ret;
 	}
 
@@ -335,10 +347,14 @@ int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 	if (ret == 0)
 		ret = req_initiate(req->id, req->passive, pdata);
 	if (ret) {
+		/* errno says why (ECONNREFUSED: nobody listens yet): the
+		 * tear-down must not change it */
+		int err = errno;
 		/* the peer learns of the refusal rather than waiting for a timeout */
 		if (req->passive)
 			(void)rdma_reject(req->id, NULL, 0);
 		(void)rpma_conn_delete(&conn);
+		errno = err;
 	} else {
 		*conn_ptr = conn;
 	}

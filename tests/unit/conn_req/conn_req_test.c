@@ -616,6 +616,34 @@ static void connect_refused_at_once_is_no_error_line(void **state)
 	assert_int_equal(test_log_last.count, 0); /* nothing at the default threshold */
 }
 
+/*
+ * The refusal must survive the tear-down that follows it: a destruction that
+ * succeeds but leaves errno changed (rdma_destroy_event_channel() returns
+ * nothing, and its close() may set errno) must not hide ECONNREFUSED from the
+ * caller, who reads errno only after rpma_conn_req_connect() has returned.
+ */
+static void connect_refused_survives_tear_down_errno(void **state)
+{
+	(void)state;
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_active(&req), 0);
+	fake_fail("rdma_connect", 1, ECONNREFUSED);
+	fake_fail("rdma_destroy_event_channel", 1, EBADF);
+	unsigned destroyed = fake_calls("rdma_destroy_event_channel");
+	struct rpma_conn *conn = SENTINEL_CONN;
+	errno = 0;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), RPMA_E_PROVIDER);
+	int got = errno;
+	/* the tear-down did run (and did set EBADF on its way) */
+	assert_int_equal(fake_calls("rdma_destroy_event_channel"), destroyed + 1);
+	if (got != ECONNREFUSED)
+		fail_msg("errno after a refused connect is %d (%s), not ECONNREFUSED", got,
+			strerror(got));
+	assert_null(req);
+	assert_ptr_equal(conn, SENTINEL_CONN);
+	assert_int_equal(live_extra(), 0);
+}
+
 static void connect_passive_provider_failures(void **state)
 {
 	(void)state;
@@ -850,6 +878,7 @@ int main(void)
 		TEST(connect_passive),
 		TEST(connect_active_provider_failures),
 		TEST(connect_refused_at_once_is_no_error_line),
+		TEST(connect_refused_survives_tear_down_errno),
 		TEST(connect_passive_provider_failures),
 		cmocka_unit_test_setup(connect_passive_ack_failure, setup),
 		TEST(connect_out_of_memory),
