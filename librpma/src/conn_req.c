@@ -385,6 +385,13 @@ int rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, siz
 	/* a scatter entry's length is 32 bits: longer is refused, as rpma_recv() does */
 	if (req == NULL || dst == NULL || len > UINT32_MAX)
 		return RPMA_E_INVAL;
+	/* iWARP providers take no receive without a buffer (siw: EINVAL at post):
+	 * refused here, with the code rpma_recv() and rpma_srq_recv() give */
+	if (len == 0 && rpma_peer_is_iwarp(req->peer)) {
+		RPMA_LOG_ERROR("rpma_conn_req_recv of 0 bytes: iWARP has no immediate data"
+			" and takes no receive without a buffer: not posted");
+		return RPMA_E_NOSUPP;
+	}
 
 	return rpma_post_recv(req->id->qp, dst, offset, len, op_context);
 }

@@ -48,6 +48,18 @@ static int setup(void **state)
 	return 0;
 }
 
+/* the same on an iWARP device (siw) */
+static int setup_iwarp(void **state)
+{
+	(void)state;
+	fake_reset();
+	memset(&fx, 0, sizeof(fx));
+	rpma_log_set_function(test_log_quiet);
+	fake_device.transport = IBV_TRANSPORT_IWARP;
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
+	return 0;
+}
+
 /* What is live besides the peer's PD and the listening id with its channel. */
 static int live_extra(void)
 {
@@ -816,6 +828,48 @@ static void recv_refuses_a_length_over_4_gib(void **state)
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
 }
 
+/*
+ * iWARP takes no receive without a buffer: a 0-byte receive before connecting
+ * is refused up front, as rpma_recv() and rpma_srq_recv() refuse it, rather
+ * than failing in the provider
+ */
+static void recv_of_0_bytes_refused_on_iwarp(void **state)
+{
+	(void)state;
+	struct rpma_mr_local *mr;
+	struct rpma_conn_req *req;
+	(void) recv_setup(&mr, &req);
+
+	test_log_record_start();
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, 0, NULL), RPMA_E_NOSUPP);
+	test_log_assert_has("rpma_conn_req_recv of 0 bytes", "iWARP", NULL);
+	assert_int_equal(fake_calls("ibv_post_recv"), 0);
+	assert_int_equal(fake_posted.count, 0);
+
+	/* a receive with a buffer is posted as on any other transport */
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, 8, NULL), 0);
+	assert_int_equal(fake_posted.count, 1);
+	assert_int_equal(fake_posted.recv_sge.length, 8);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+}
+
+/* and on RoCE a 0-byte receive (for immediate data) is still posted */
+static void recv_of_0_bytes_posted_on_roce(void **state)
+{
+	(void)state;
+	struct rpma_mr_local *mr;
+	struct rpma_conn_req *req;
+	(void) recv_setup(&mr, &req);
+
+	assert_int_equal(rpma_conn_req_recv(req, mr, 0, 0, NULL), 0);
+	assert_int_equal(fake_calls("ibv_post_recv"), 1);
+
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(rpma_mr_dereg(&mr), 0);
+}
+
 /* the server learns who asks before it accepts: both families, as the CM has them */
 static void peer_addr_of_an_incoming_request(void **state)
 {
@@ -852,6 +906,7 @@ static void peer_addr_of_an_incoming_request(void **state)
 }
 
 #define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+#define TEST_IWARP(fn) cmocka_unit_test_setup_teardown(fn, setup_iwarp, teardown)
 
 int main(void)
 {
@@ -885,6 +940,8 @@ int main(void)
 		TEST(connect_with_srq_keeps_its_rcq),
 		TEST(recv_before_connecting),
 		TEST(recv_refuses_a_length_over_4_gib),
+		TEST_IWARP(recv_of_0_bytes_refused_on_iwarp),
+		TEST(recv_of_0_bytes_posted_on_roce),
 		TEST(peer_addr_of_an_incoming_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
