@@ -140,7 +140,8 @@ endif
 TBUILD := $(BUILD)/test$(TEST_VARIANT)
 TEST_CFLAGS := $(filter-out -O% -fvisibility=hidden,$(BASE_CFLAGS)) -g $(TEST_FLAGS) \
 	-include $(PROBE_H) -Itests/unit/common
-TEST_LDFLAGS := $(TEST_FLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+# free is wrapped to look at what the library frees (secrets cleared first: fake_provider.h)
+TEST_LDFLAGS := $(TEST_FLAGS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
 UNIT_DIRS := $(sort $(patsubst %/,%,$(dir $(wildcard tests/unit/*/*.c))))
 # flush_native has a rule of its own below; engine_common is the engine tests' shared part

@@ -2,7 +2,8 @@
 /*
  * private_data.c -- owned copies of the private data exchanged while
  * connecting, so they outlive the CM event (or the caller's buffer) they
- * came from. No data is always {NULL, 0}.
+ * came from. No data is always {NULL, 0}. A copy is cleared before it is
+ * freed: the engines carry their shared secret in it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,10 @@ void rpma_private_data_delete(struct rpma_conn_private_data *pdata)
 	if (pdata == NULL)
 		return;
 
+	/* it may carry a secret (the engines' secret_file=): cleared before the
+	 * allocator may hand the memory to anyone; explicit_bzero() is not optimised away */
+	if (pdata->ptr != NULL)
+		explicit_bzero(pdata->ptr, pdata->len);
 	free(pdata->ptr);
 	pdata->ptr = NULL;
 	pdata->len = 0;

@@ -14,7 +14,7 @@ int rpma_private_data_store(const struct rdma_cm_event *edata, struct rpma_conn_
 /* Copy src (may be NULL/empty) into *dst. RPMA_E_NOMEM. */
 int rpma_private_data_copy(struct rpma_conn_private_data *dst,
 		const struct rpma_conn_private_data *src);
-/* Free the copy and reset *pdata to {NULL, 0}. */
+/* Clear the copy's bytes, free it and reset *pdata to {NULL, 0}. */
 void rpma_private_data_delete(struct rpma_conn_private_data *pdata);
 
 #endif /* RPMA_PRIVATE_DATA_H */

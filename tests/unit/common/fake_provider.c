@@ -47,6 +47,7 @@ struct ibv_mr *fake_last_mr;
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *ptr, size_t size);
+void __real_free(void *ptr);
 
 static unsigned *counter_of(const char *fn)
 {
@@ -136,6 +137,43 @@ void *__wrap_realloc(void *ptr, size_t size)
 		return NULL;
 	}
 	return __real_realloc(ptr, size);
+}
+
+static struct {
+	const void *ptr;
+	size_t len;
+	int seen; /* fake_free_watched() */
+} free_watch = {NULL, 0, -1};
+
+void fake_free_watch(const void *ptr, size_t len)
+{
+	free_watch.ptr = ptr;
+	free_watch.len = len;
+	free_watch.seen = -1;
+}
+
+int fake_free_watched(void)
+{
+	return free_watch.seen;
+}
+
+/* the bytes of a watched block, read while they are still the caller's */
+static void free_check_watched(const void *ptr)
+{
+	if (ptr == NULL || ptr != free_watch.ptr)
+		return;
+	const unsigned char *p = ptr;
+	unsigned char any = 0;
+	for (size_t i = 0; i < free_watch.len; i++)
+		any |= p[i];
+	free_watch.seen = any == 0;
+	free_watch.ptr = NULL;
+}
+
+void __wrap_free(void *ptr)
+{
+	free_check_watched(ptr);
+	__real_free(ptr);
 }
 
 /*
@@ -1085,6 +1123,7 @@ void fake_reset(void)
 	channel_event_count = 0;
 	poll_override_set = false;
 	malloc_fail_at = 0;
+	fake_free_watch(NULL, 0);
 	live_objects = 0;
 	fake_last_mr_access = 0;
 	fake_last_cm_id = NULL;

@@ -31,6 +31,15 @@ unsigned fake_calls(const char *fn);
 /* Make the nth call of malloc/calloc/realloc/strdup from the library return NULL. */
 void fake_malloc_fail(unsigned nth);
 
+/*
+ * Watch the block at ptr: when the library free()s it, look at its first len
+ * bytes just before they go back to the allocator (secrets must be cleared by
+ * then). fake_free_watched() says what was seen: -1 not freed (yet), 0 freed
+ * with some byte not zero, 1 freed with every byte zero.
+ */
+void fake_free_watch(const void *ptr, size_t len);
+int fake_free_watched(void);
+
 /* Live objects handed out by the fake (ids, qps, cqs, mrs, channels, ...). */
 int fake_live_objects(void);
 

@@ -870,6 +870,42 @@ static void recv_of_0_bytes_posted_on_roce(void **state)
 	assert_int_equal(rpma_mr_dereg(&mr), 0);
 }
 
+/*
+ * What a client sends with its request may be a secret (the engines'
+ * secret_file=): the request's copy and the connection's are cleared before
+ * they are freed, whichever way the request ends
+ */
+static void private_data_copies_cleared_before_free(void **state)
+{
+	(void)state;
+	static const char secret[] = "RPFS\x01\x0bopen sesame";
+	struct rpma_conn_private_data got;
+	fx.pdata = secret;
+	fx.pdata_len = sizeof(secret);
+
+	/* a request deleted unanswered */
+	struct rpma_conn_req *req = NULL;
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(rpma_conn_req_get_private_data(req, &got), 0);
+	assert_memory_equal(got.ptr, secret, sizeof(secret));
+	fake_free_watch(got.ptr, got.len);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
+	assert_int_equal(fake_free_watched(), 1);
+
+	/* a request connected: its copy goes at once, the connection's at its delete */
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(rpma_conn_req_get_private_data(req, &got), 0);
+	fake_free_watch(got.ptr, got.len);
+	struct rpma_conn *conn = NULL;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	assert_int_equal(fake_free_watched(), 1);
+	assert_int_equal(rpma_conn_get_private_data(conn, &got), 0);
+	assert_memory_equal(got.ptr, secret, sizeof(secret));
+	fake_free_watch(got.ptr, got.len);
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(fake_free_watched(), 1);
+}
+
 /* the server learns who asks before it accepts: both families, as the CM has them */
 static void peer_addr_of_an_incoming_request(void **state)
 {
@@ -942,6 +978,7 @@ int main(void)
 		TEST(recv_refuses_a_length_over_4_gib),
 		TEST_IWARP(recv_of_0_bytes_refused_on_iwarp),
 		TEST(recv_of_0_bytes_posted_on_roce),
+		TEST(private_data_copies_cleared_before_free),
 		TEST(peer_addr_of_an_incoming_request),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -181,6 +181,32 @@ static void delete_empty_and_null(void **state)
 	rpma_private_data_delete(NULL);
 }
 
+/*
+ * Private data may carry a secret (the engines' secret_file=): its heap copy
+ * is cleared before the memory goes back to the allocator, where a later
+ * malloc() would hand it to anyone
+ */
+static void delete_clears_the_copy_before_freeing_it(void **state)
+{
+	(void)state;
+	struct rdma_cm_event event = event_with(bytes, 56);
+	struct rpma_conn_private_data pdata;
+	assert_int_equal(rpma_private_data_store(&event, &pdata), 0);
+	expect_copy_of(&pdata, bytes, 56);
+
+	fake_free_watch(pdata.ptr, pdata.len);
+	rpma_private_data_delete(&pdata);
+	assert_int_equal(fake_free_watched(), 1);
+	expect_empty(&pdata);
+
+	/* a copy of a copy the same way */
+	struct rpma_conn_private_data src = {bytes, 8}, dst;
+	assert_int_equal(rpma_private_data_copy(&dst, &src), 0);
+	fake_free_watch(dst.ptr, dst.len);
+	rpma_private_data_delete(&dst);
+	assert_int_equal(fake_free_watched(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +219,7 @@ int main(void)
 		cmocka_unit_test_setup(copy_of_nothing_is_empty, setup),
 		cmocka_unit_test_setup(copy_out_of_memory_and_invalid, setup),
 		cmocka_unit_test_setup(delete_empty_and_null, setup),
+		cmocka_unit_test_setup(delete_clears_the_copy_before_freeing_it, setup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
