@@ -27,7 +27,8 @@ Test
   make test             everything, stage by stage, each against its budget (45 min)
   make test-unit        the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
   make coverage         line coverage of librpma/src (at least 90 %)
-  make lint             cppcheck, clang-tidy, shellcheck, include and call circles, hardening
+  make lint             cppcheck, clang-tidy, shellcheck, include and call circles, hardening,
+                        exported symbols' version nodes
   make fuzz             each libFuzzer target for FUZZ_SECONDS (60)
   make test-e2e-6.1     the end-to-end suites in the Soft-RoCE VM on kernel 6.1 (or 6.12)
   make test-vm-smoke    the short VM run of make check alone

@@ -5,7 +5,9 @@
 #                      include circle and no call circle between the modules of
 #                      engines/ and librpma/src (tests/checks/lint/include_cycles.py,
 #                      call_cycles.py), and every product hardened
-#                      (tests/checks/harden/check_hardening.sh); any finding fails
+#                      (tests/checks/harden/check_hardening.sh), and librpma.so's
+#                      exports at the version nodes debian/librpma0-rpmafio.symbols
+#                      records (tests/checks/abi/check_exports.sh); any finding fails
 #                      the make
 #
 # Each tool gets the flags the real build uses; fio's headers are system headers.
@@ -82,8 +84,15 @@ lint-hardening: all examples engines tools $(FAULT_SHIM)
 	@tests/checks/harden/check_hardening.sh --self-test
 	@tests/checks/harden/check_hardening.sh $(BUILD)
 
-lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls lint-hardening
-	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include and call circles, hardening)"
+# librpma 1.x's functions at upstream's node LIBRPMA_1.0, our extensions at RPMAFIO_EXT_1.0,
+# as the symbols file says; the loader refuses an extension's caller on a library with
+# LIBRPMA_1.0 alone, naming the node (librpma/librpma.map)
+lint-abi: $(BUILD)/librpma.so $(BUILD)/librpma.a
+	@tests/checks/abi/check_exports.sh $(BUILD)
+
+lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls lint-hardening \
+		lint-abi
+	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include and call circles, hardening, abi)"
 
 .PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls \
-	lint-hardening
+	lint-hardening lint-abi

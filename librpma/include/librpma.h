@@ -340,6 +340,12 @@ typedef void rpma_log_function(
 int rpma_log_set_function(rpma_log_function *log_function);
 
 /*
+ * The functions from here on are rpma-fio's extensions: librpma.so exports them
+ * at a version node of their own, RPMAFIO_EXT_1.0 (librpma/librpma.map), so a
+ * program that calls one is refused by the loader on upstream's library.
+ */
+
+/*
  * ---- rpma-fio extensions (not in librpma 1.x): native RDMA FLUSH ----
  *
  * A native FLUSH is checked by the responder against the flush access of the
