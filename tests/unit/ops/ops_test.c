@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ops_test.c -- the operations on a connection: the argument checks each
- * manual page lists, what gets posted, provider failures, and the hot-path
- * promise (no allocation, no log on success).
+ * manual page lists, what gets posted and provider failures; the hot path and
+ * batches are ops_batch_test.c's, the fixture ops_fixture.c's.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -24,125 +24,7 @@
 #include "provider.h"
 #include "fake_provider.h"
 #include "test_log.h"
-
-#define BUF_SIZE 64
-#define ALL_FLUSH (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)
-#define IMM 0x12345678u
-
-/* the provider call that rings an operation outside a batch */
-static const char *post_call = "ibv_post_send";
-
-static struct {
-	struct rpma_peer *peer;
-	struct rdma_cm_id *id;
-	struct rpma_conn *conn;
-	struct rpma_mr_local *local;
-	struct rpma_mr_remote *remote;
-	char lbuf[BUF_SIZE];
-	char rbuf[BUF_SIZE];
-	int ctx;
-} fx;
-
-/* A remote region over rbuf, as a peer would describe it. */
-static struct rpma_mr_remote *remote_make(int usage)
-{
-	struct rpma_mr_local *mr = NULL;
-	assert_int_equal(rpma_mr_reg(fx.peer, fx.rbuf, BUF_SIZE, usage, &mr), 0);
-	char desc[RPMA_MR_DESCRIPTOR_SIZE];
-	assert_int_equal(rpma_mr_get_descriptor(mr, desc), 0);
-	struct rpma_mr_remote *remote = NULL;
-	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &remote), 0);
-	assert_int_equal(rpma_mr_dereg(&mr), 0);
-	return remote;
-}
-
-/* A peer (native operations or not) and a connection with a QP. */
-static void conn_make(bool native)
-{
-	fake_device.has_query_device_ex = native;
-	fake_device.device_cap_flags_ex = native ? RPMA_DEVICE_CAP_ATOMIC_WRITE : 0;
-	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
-
-	struct rpma_conn_parts parts = {0};
-	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
-	fx.id->verbs = fake_ibv_context();
-	assert_int_equal(rpma_cq_new(fake_ibv_context(), 10, NULL, &parts.cq), 0);
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, parts.cq, NULL, NULL,
-		rpma_conn_cfg_default()), 0);
-	parts.id = fx.id;
-	assert_int_equal(rpma_conn_new(fx.peer, &parts, &fx.conn), 0);
-
-	for (int i = 0; i < BUF_SIZE; i++)
-		fx.lbuf[i] = (char)i;
-	assert_int_equal(rpma_mr_reg(fx.peer, fx.lbuf, BUF_SIZE,
-		RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND |
-		RPMA_MR_USAGE_RECV, &fx.local), 0);
-	fx.remote = remote_make(RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_WRITE_DST | ALL_FLUSH);
-	fake_posted.count = 0;
-}
-
-static int setup_for(bool native)
-{
-	fake_reset();
-	memset(&fx, 0, sizeof(fx));
-	test_log_record_start();
-	post_call = "ibv_post_send";
-	conn_make(native);
-	return 0;
-}
-
-/* a QP with the extended interface for every opcode (rxe, mlx5): ibv_wr_* posting */
-static int setup_ex(void **state)
-{
-	(void)state;
-	fake_reset();
-	memset(&fx, 0, sizeof(fx));
-	test_log_record_start();
-	fake_device.has_wr_data_ops = true;
-	post_call = "ibv_post_send"; /* outside a batch: operations may come from many threads */
-	conn_make(false);
-	return 0;
-}
-
-static int setup(void **state)
-{
-	(void)state;
-	return setup_for(false);
-}
-
-static int setup_native(void **state)
-{
-	(void)state;
-	return setup_for(true);
-}
-
-/* the device speaks iWARP: no immediate data, reads land as remote writes */
-static int setup_iwarp(void **state)
-{
-	(void)state;
-	fake_reset();
-	memset(&fx, 0, sizeof(fx));
-	test_log_record_start();
-	fake_device.transport = IBV_TRANSPORT_IWARP;
-	conn_make(false);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_mr_remote_delete(&fx.remote), 0);
-	assert_int_equal(rpma_mr_dereg(&fx.local), 0);
-	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
-	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
-	assert_int_equal(fake_live_objects(), 0);
-	return 0;
-}
-
-static uint64_t addr_of(const void *p)
-{
-	return (uint64_t)(uintptr_t)p;
-}
+#include "ops_test.h"
 
 /* ---- read, write, write with immediate data: one shape, one table ---- */
 
@@ -269,26 +151,24 @@ static void rma_provider_failure(void **state)
 
 /* ---- atomic write ---- */
 
-static const char value[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-
 static void atomic_write_invalid_arguments(void **state)
 {
 	(void)state;
 	const int F = RPMA_F_COMPLETION_ALWAYS;
-	assert_int_equal(rpma_atomic_write(NULL, fx.remote, 0, value, F, NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_atomic_write(fx.conn, NULL, 0, value, F, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_atomic_write(NULL, fx.remote, 0, atomic_bytes, F, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_atomic_write(fx.conn, NULL, 0, atomic_bytes, F, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, NULL, F, NULL), RPMA_E_INVAL);
 	for (size_t off = 1; off < RPMA_ATOMIC_WRITE_ALIGNMENT; off++)
-		assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, off, value, F, NULL),
+		assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, off, atomic_bytes, F, NULL),
 			RPMA_E_INVAL);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, value, 0, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, atomic_bytes, 0, NULL), RPMA_E_INVAL);
 	assert_int_equal(fake_posted.count, 0);
 }
 
 static void atomic_write_emulated(void **state)
 {
 	(void)state;
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 16, value,
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 16, atomic_bytes,
 		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
 	assert_int_equal(fake_posted.count, 1);
 	assert_null(fake_posted.wr_op);
@@ -296,13 +176,13 @@ static void atomic_write_emulated(void **state)
 	assert_int_equal(wr->opcode, IBV_WR_RDMA_WRITE);
 	assert_int_equal(wr->send_flags, IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
 	assert_int_equal(wr->num_sge, 1);
-	assert_memory_equal((const void *)(uintptr_t)fake_posted.send_sge.addr, value, 8);
+	assert_memory_equal((const void *)(uintptr_t)fake_posted.send_sge.addr, atomic_bytes, 8);
 	assert_int_equal(fake_posted.send_sge.length, 8);
 	assert_int_equal(wr->wr.rdma.remote_addr, addr_of(fx.rbuf + 16));
 	assert_int_equal(wr->wr_id, addr_of(&fx.ctx));
 
 	fake_fail(post_call, 1, EIO);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, value,
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, atomic_bytes,
 		RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
 }
 
@@ -311,10 +191,10 @@ static void atomic_write_native(void **state)
 	(void)state;
 #ifdef RPMA_HAVE_IBV_WR_ATOMIC_WRITE
 	assert_true(rpma_conn_has_native_atomic_write(fx.conn));
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 24, value,
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 24, atomic_bytes,
 		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
 	assert_string_equal(fake_posted.wr_op, "atomic_write");
-	assert_memory_equal(fake_posted.wr_atomic_data, value, 8);
+	assert_memory_equal(fake_posted.wr_atomic_data, atomic_bytes, 8);
 	assert_int_equal(fake_posted.wr_remote_addr, addr_of(fx.rbuf + 24));
 	assert_int_equal(fake_posted.wr_rkey, rpma_mr_remote_get_rkey(fx.remote));
 	assert_int_equal(fake_posted.wr_id, addr_of(&fx.ctx));
@@ -322,7 +202,7 @@ static void atomic_write_native(void **state)
 	assert_int_equal(fake_posted.send_wr.opcode, 0); /* nothing through ibv_post_send */
 
 	fake_fail("ibv_wr_complete", 1, EIO);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, value,
+	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, atomic_bytes,
 		RPMA_F_COMPLETION_ALWAYS, NULL), RPMA_E_PROVIDER);
 #else
 	assert_false(rpma_conn_has_native_atomic_write(fx.conn));
@@ -401,15 +281,6 @@ static void flush_invalid_arguments(void **state)
 		NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, V, 0, NULL), RPMA_E_INVAL);
 	assert_int_equal(fake_posted.count, 0);
-}
-
-static void apply_direct_write(bool direct)
-{
-	struct rpma_peer_cfg *pcfg = NULL;
-	assert_int_equal(rpma_peer_cfg_new(&pcfg), 0);
-	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, direct), 0);
-	assert_int_equal(rpma_conn_apply_remote_peer_cfg(fx.conn, pcfg), 0);
-	assert_int_equal(rpma_peer_cfg_delete(&pcfg), 0);
 }
 
 static void flush_support_rules(void **state)
@@ -611,284 +482,10 @@ static void recv_posts(void **state)
 		"wr_id=0x0 local_addr=0x%" PRIx64 " length=8", addr_of(fx.lbuf));
 }
 
-/* ---- the hot path ---- */
-
-static void hot_path_allocates_and_logs_nothing(void **state)
-{
-	(void)state;
-	apply_direct_write(true);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_DEBUG), 0);
-	const int F = RPMA_F_COMPLETION_ALWAYS;
-	test_log_last.count = 0;
-
-	/* any allocation would fail, and every call must still succeed */
-	fake_malloc_fail(1);
-	assert_int_equal(rpma_read(fx.conn, fx.local, 0, fx.remote, 0, 8, F, NULL), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8, F, NULL), 0);
-	assert_int_equal(rpma_write_with_imm(fx.conn, fx.remote, 0, fx.local, 0, 8, F, IMM,
-		NULL), 0);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 0, value, F, NULL), 0);
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-	assert_int_equal(rpma_write_atomic(fx.conn, fx.remote, 0, fx.local, 0, F, NULL), 0);
-#pragma GCC diagnostic pop
-	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT, F,
-		NULL), 0);
-	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, F, NULL), 0);
-	assert_int_equal(rpma_send_with_imm(fx.conn, fx.local, 0, 8, F, IMM, NULL), 0);
-	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, 8, NULL), 0);
-	assert_int_equal(fake_posted.count, 9);
-
-	/* the armed failure is still waiting: nothing took it */
-	void *probe = malloc(1);
-	assert_null(probe);
-	assert_int_equal(test_log_last.count, 0);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
-}
-
-/* The same with the native atomic write posted through the extended QP interface. */
-static void hot_path_native_allocates_and_logs_nothing(void **state)
-{
-	hot_path_allocates_and_logs_nothing(state);
-}
-
-/* ---- one doorbell for a batch (rpma-fio extension) ---- */
-
-static void batch_write_and_flush_ring_once(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
-		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 64, fx.local, 64, 64,
-		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 128, RPMA_FLUSH_TYPE_VISIBILITY,
-		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
-	assert_int_equal(fake_posted.count, 0);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, 3);
-	assert_int_equal(fake_posted.send_chain[0].opcode, IBV_WR_RDMA_WRITE);
-	assert_int_equal(fake_posted.send_chain[1].wr.rdma.remote_addr, addr_of(fx.rbuf + 64));
-	assert_int_equal(fake_posted.send_chain[2].opcode, IBV_WR_RDMA_READ);
-	assert_int_equal(fake_posted.send_chain[2].wr_id, addr_of(&fx.ctx));
-	assert_int_equal(fake_posted.send_chain[2].send_flags, IBV_SEND_SIGNALED);
-	/* receives are another queue: never held back */
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_recv(fx.conn, fx.local, 0, 8, NULL), 0);
-	assert_int_equal(fake_posted.count, 2);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 2);
-	/* after the batch, operations post at once again */
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(fake_posted.count, 3);
-}
-
-static void batch_misuse_and_failure(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_batch_end(NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_INVAL); /* none open */
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), RPMA_E_INVAL); /* one open */
-	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	fake_fail("ibv_post_send", 1, EAGAIN);
-	errno = 0;
-	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_PROVIDER);
-	assert_int_equal(errno, EAGAIN);
-	/* the request collected earlier is the one the log line names */
-	test_log_assert_line("ibv_post_send() failed: EAGAIN; work request: opcode=SEND "
-		"wr_id=0x0 local_addr=0x%" PRIx64 " length=8 send_flags=SIGNALED", addr_of(fx.lbuf));
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0); /* closed by the failure */
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 0);
-}
-
-/* the emulated atomic write inlines its bytes: it rings at once, with what came before */
-/* a batch of a write and an emulated atomic write of BYTES (value's) */
-static void batch_write_and_atomic_write(char bytes[8])
-{
-	memcpy(bytes, value, 8);
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
-		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 64, bytes,
-		RPMA_F_COMPLETION_ALWAYS, &fx.ctx), 0);
-}
-
-static void batch_emulated_atomic_write_rings_with_the_chain(void **state)
-{
-	(void)state;
-	char bytes[8];
-	batch_write_and_atomic_write(bytes);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, 2);
-	assert_int_equal(fake_posted.send_chain[0].opcode, IBV_WR_RDMA_WRITE);
-	assert_int_equal(fake_posted.send_chain[1].send_flags,
-		IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
-	assert_int_equal(fake_posted.send_chain[1].wr.rdma.remote_addr, addr_of(fx.rbuf + 64));
-	assert_int_equal(fake_posted.send_chain[1].sg_list[0].addr, addr_of(bytes));
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 1);
-}
-
-/* slots are reused batch after batch: a request carries nothing of the one before it */
-static void batch_slots_carry_nothing_over(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_write_with_imm(fx.conn, fx.remote, 64, fx.local, 0, 64,
-		RPMA_F_COMPLETION_ALWAYS, 0x1234, &fx.ctx), 0);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.send_chain[0].imm_data, htonl(0x1234));
-
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_send(fx.conn, NULL, 0, 0, RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	const struct ibv_send_wr *wr = &fake_posted.send_chain[0];
-	assert_int_equal(fake_posted.send_chain_len, 1);
-	assert_int_equal(wr->opcode, IBV_WR_SEND);
-	assert_int_equal(wr->num_sge, 0);
-	assert_int_equal(wr->send_flags, 0);
-	assert_int_equal(wr->imm_data, 0);
-	assert_int_equal(wr->wr.rdma.remote_addr, 0);
-	assert_int_equal(wr->wr.rdma.rkey, 0);
-	assert_int_equal(wr->wr_id, 0);
-}
-
-/* the native atomic write goes by the extended interface: what was collected first */
-static void batch_native_atomic_write_keeps_order(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 64,
-		RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(fake_posted.count, 0);
-	assert_int_equal(rpma_atomic_write(fx.conn, fx.remote, 64, value,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(fake_posted.send_chain_len, 1); /* the write, posted before it */
-	assert_int_equal(fake_posted.send_wr.opcode, IBV_WR_RDMA_WRITE);
-	assert_string_equal(fake_posted.wr_op, "atomic_write");
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-}
-
-/* ---- the extended interface (ibv_wr_*): sessions instead of slots ---- */
-
-/* ibv_qp_to_qp_ex() failing for a QP created with the interface: said, and posted the other way */
-static int setup_ex_lost(void **state)
-{
-	(void)state;
-	fake_reset();
-	memset(&fx, 0, sizeof(fx));
-	test_log_record_start();
-	fake_device.has_wr_data_ops = true;
-	post_call = "ibv_post_send";
-	fake_fail("ibv_qp_to_qp_ex", 1, EIO);
-	conn_make(false);
-	return 0;
-}
-
-static void ex_lost_posts_by_post_send(void **state)
-{
-	(void)state;
-	test_log_assert_line("ibv_qp_to_qp_ex() failed: no extended interface on a QP created "
-		"with it; the connection posts by ibv_post_send() instead");
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(fake_calls("ibv_post_send"), 1);
-	assert_int_equal(fake_calls("ibv_wr_start"), 0);
-}
-
-/* outside a batch every operation posts by itself, as in librpma 1.x */
-static void ex_outside_a_batch_posts_by_post_send(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(rpma_flush(fx.conn, fx.remote, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(fake_calls("ibv_post_send"), 2);
-	assert_int_equal(fake_calls("ibv_wr_start"), 0);
-}
-
-/* the emulated atomic write's bytes are copied as it is built: no early doorbell */
-static void ex_batch_inline_bytes_copied_at_once(void **state)
-{
-	(void)state;
-	char bytes[8];
-	batch_write_and_atomic_write(bytes);
-	memset(bytes, 0, sizeof(bytes)); /* the caller's buffer may change at once */
-	assert_int_equal(fake_posted.count, 0);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, 2);
-	assert_int_equal(fake_posted.send_chain[1].send_flags,
-		IBV_SEND_SIGNALED | IBV_SEND_INLINE | IBV_SEND_FENCE);
-	assert_memory_equal((const void *)(uintptr_t)fake_posted.send_chain[1].sg_list[0].addr,
-		value, 8);
-	assert_int_equal(fake_calls("ibv_wr_start"), 1);
-	assert_int_equal(fake_calls("ibv_post_send"), 0);
-}
-
-/* a failed doorbell posts none of the session, names the call and closes the batch */
-static void ex_batch_failure(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_send(fx.conn, fx.local, 0, 8, RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	fake_fail("ibv_wr_complete", 1, EAGAIN);
-	errno = 0;
-	assert_int_equal(rpma_conn_batch_end(fx.conn), RPMA_E_PROVIDER);
-	assert_int_equal(errno, EAGAIN);
-	test_log_assert_line("ibv_wr_complete() failed: EAGAIN");
-	assert_int_equal(fake_posted.count, 0);
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0); /* closed by the failure */
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	/* and the next operation starts a session of its own */
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, 1);
-}
-
-/* a session rings once it holds a list's worth, then goes on: 65 requests, 2 doorbells */
-static void ex_batch_rings_when_full(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	for (int i = 0; i < 65; i++)
-		assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-			RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
-	assert_int_equal(fake_posted.count, 1);
-	assert_int_equal(fake_posted.send_chain_len, 64);
-	assert_int_equal(rpma_conn_batch_end(fx.conn), 0);
-	assert_int_equal(fake_posted.count, 2);
-	assert_int_equal(fake_posted.send_chain_len, 1);
-	assert_int_equal(fake_calls("ibv_wr_start"), 2);
-}
-
-/* a connection deleted in an open batch gives the provider its lock back, posting nothing */
-static void ex_delete_in_an_open_batch(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_batch_begin(fx.conn), 0);
-	assert_int_equal(rpma_write(fx.conn, fx.remote, 0, fx.local, 0, 8,
-		RPMA_F_COMPLETION_ALWAYS, NULL), 0);
-	assert_int_equal(rpma_mr_remote_delete(&fx.remote), 0);
-	assert_int_equal(rpma_mr_dereg(&fx.local), 0);
-	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
-	assert_int_equal(fake_calls("ibv_wr_abort"), 1);
-	assert_int_equal(fake_posted.count, 0);
-}
-
-#define TEST(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
-#define TEST_EX(fn) cmocka_unit_test_setup_teardown(fn, setup_ex, teardown)
-#define TEST_NATIVE(fn) cmocka_unit_test_setup_teardown(fn, setup_native, teardown)
-#define TEST_IWARP(fn) cmocka_unit_test_setup_teardown(fn, setup_iwarp, teardown)
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, ops_setup, ops_teardown)
+#define TEST_EX(fn) cmocka_unit_test_setup_teardown(fn, ops_setup_ex, ops_teardown)
+#define TEST_NATIVE(fn) cmocka_unit_test_setup_teardown(fn, ops_setup_native, ops_teardown)
+#define TEST_IWARP(fn) cmocka_unit_test_setup_teardown(fn, ops_setup_iwarp, ops_teardown)
 
 int main(void)
 {
@@ -928,7 +525,7 @@ int main(void)
 		TEST_EX(ex_batch_failure),
 		TEST_EX(ex_batch_rings_when_full),
 		TEST_EX(ex_delete_in_an_open_batch),
-		cmocka_unit_test_setup_teardown(ex_lost_posts_by_post_send, setup_ex_lost, teardown),
+		cmocka_unit_test_setup_teardown(ex_lost_posts_by_post_send, ops_setup_ex_lost, ops_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
