@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * conn_test.c -- the connection: taking over its parts, CM events, private
- * data, queues, waiting on a shared completion channel, and tear-down.
+ * data and queues; waiting and tear-down are conn_wait_and_delete_test.c's,
+ * the fixture conn_fixture.c's.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,74 +21,7 @@
 #include "provider.h"
 #include "fake_provider.h"
 #include "test_log.h"
-
-/* What each test builds; the raw handles let a test finish what a failed delete left. */
-static struct {
-	struct rpma_peer *peer;
-	struct rdma_cm_id *id;
-	struct rpma_conn_parts parts;
-	struct ibv_cq *ibv_cq;
-	struct ibv_cq *ibv_rcq;
-	struct rpma_conn *conn;
-} fx;
-
-static int setup(void **state)
-{
-	(void)state;
-	fake_reset();
-	memset(&fx, 0, sizeof(fx));
-	rpma_log_set_function(test_log_quiet);
-	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
-	assert_int_equal(rpma_peer_delete(&fx.peer), 0);
-	assert_int_equal(fake_live_objects(), 0);
-	return 0;
-}
-
-/* The parts of a connection, as a connection request would hand them over. */
-static void parts_make(bool shared, bool with_rcq)
-{
-	struct ibv_context *ctx = fake_ibv_context();
-	if (shared) {
-		fx.parts.channel = ibv_create_comp_channel(ctx);
-		assert_non_null(fx.parts.channel);
-	}
-	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
-	fx.id->verbs = ctx;
-	assert_int_equal(rpma_cq_new(ctx, 10, fx.parts.channel, &fx.parts.cq), 0);
-	fx.ibv_cq = rpma_cq_get_ibv_cq(fx.parts.cq);
-	if (with_rcq) {
-		assert_int_equal(rpma_cq_new(ctx, 10, fx.parts.channel, &fx.parts.rcq), 0);
-		fx.ibv_rcq = rpma_cq_get_ibv_cq(fx.parts.rcq);
-	}
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, fx.parts.rcq, NULL,
-		rpma_conn_cfg_default()), 0);
-	fx.parts.id = fx.id;
-}
-
-/* Release parts no connection took. */
-static void parts_release(void)
-{
-	rdma_destroy_qp(fx.id);
-	assert_int_equal(rpma_cq_delete(&fx.parts.rcq), 0);
-	assert_int_equal(rpma_cq_delete(&fx.parts.cq), 0);
-	if (fx.parts.channel)
-		assert_int_equal(ibv_destroy_comp_channel(fx.parts.channel), 0);
-	assert_int_equal(rdma_destroy_id(fx.id), 0);
-}
-
-static void conn_make(bool shared, bool with_rcq)
-{
-	parts_make(shared, with_rcq);
-	assert_int_equal(rpma_conn_new(fx.peer, &fx.parts, &fx.conn), 0);
-	assert_non_null(fx.conn);
-}
+#include "conn_test.h"
 
 /* ---- rpma_conn_new ---- */
 
@@ -473,287 +407,46 @@ static void get_compl_fd_shared(void **state)
 	assert_int_equal(fd, fx.parts.channel->fd);
 }
 
-/* ---- rpma_conn_wait ---- */
 
-static void wait_invalid_and_not_shared(void **state)
-{
-	(void)state;
-	conn_make(false, true);
-	struct rpma_cq *cq = NULL;
-	bool is_rcq;
-	assert_int_equal(rpma_conn_wait(NULL, 0, &cq, &is_rcq), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_wait(fx.conn, 0, NULL, &is_rcq), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, &is_rcq),
-		RPMA_E_NOT_SHARED_CHNL);
-	assert_null(cq);
-	assert_int_equal(fake_calls("ibv_get_cq_event"), 0);
-}
-
-static void wait_tells_which_cq(void **state)
-{
-	(void)state;
-	conn_make(true, true);
-	unsigned notify = fake_calls("ibv_req_notify_cq");
-	struct rpma_cq *cq = NULL;
-	bool is_rcq = true;
-
-	fake_channel_push(fx.parts.channel, fx.ibv_cq);
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, &is_rcq), 0);
-	assert_ptr_equal(cq, fx.parts.cq);
-	assert_false(is_rcq);
-	assert_int_equal(fake_calls("ibv_ack_cq_events"), 1);
-	assert_int_equal(fake_calls("ibv_req_notify_cq"), notify + 1); /* re-armed */
-
-	fake_channel_push(fx.parts.channel, fx.ibv_rcq);
-	assert_int_equal(rpma_conn_wait(fx.conn, 0, &cq, &is_rcq), 0);
-	assert_ptr_equal(cq, fx.parts.rcq);
-	assert_true(is_rcq);
-	assert_int_equal(fake_calls("ibv_ack_cq_events"), 2);
-	assert_int_equal(fake_calls("ibv_req_notify_cq"), notify + 2);
-
-	/* is_rcq is optional */
-	fake_channel_push(fx.parts.channel, fx.ibv_rcq);
-	cq = NULL;
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, NULL), 0);
-	assert_ptr_equal(cq, fx.parts.rcq);
-}
-
-static void wait_without_rcq(void **state)
-{
-	(void)state;
-	conn_make(true, false);
-	struct rpma_cq *cq = NULL;
-	bool is_rcq = true;
-	fake_channel_push(fx.parts.channel, fx.ibv_cq);
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, &is_rcq), 0);
-	assert_ptr_equal(cq, fx.parts.cq);
-	assert_false(is_rcq);
-}
-
-static void wait_no_completion(void **state)
-{
-	(void)state;
-	conn_make(true, true);
-	struct rpma_cq *cq = NULL;
-
-	/* nothing there (a non-blocking channel) */
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, NULL),
-		RPMA_E_NO_COMPLETION);
-	/* ibv_get_cq_event() failing */
-	fake_channel_push(fx.parts.channel, NULL);
-	assert_int_equal(rpma_conn_wait(fx.conn, RPMA_W_WAIT_FOR_COMPLETION, &cq, NULL),
-		RPMA_E_NO_COMPLETION);
-	assert_null(cq);
-	assert_int_equal(fake_calls("ibv_ack_cq_events"), 0);
-}
-
-static void wait_unknown_cq(void **state)
-{
-	(void)state;
-	conn_make(true, true);
-	struct rpma_cq *stranger = NULL;
-	assert_int_equal(rpma_cq_new(fake_ibv_context(), 1, fx.parts.channel, &stranger), 0);
-	unsigned notify = fake_calls("ibv_req_notify_cq");
-
-	fake_channel_push(fx.parts.channel, rpma_cq_get_ibv_cq(stranger));
-	struct rpma_cq *cq = NULL;
-	bool is_rcq = true;
-	assert_int_equal(rpma_conn_wait(fx.conn, 0, &cq, &is_rcq), RPMA_E_UNKNOWN);
-	assert_null(cq);
-	assert_true(is_rcq);
-	assert_int_equal(fake_calls("ibv_ack_cq_events"), 1); /* acked all the same */
-	assert_int_equal(fake_calls("ibv_req_notify_cq"), notify);
-	assert_int_equal(rpma_cq_delete(&stranger), 0);
-}
-
-static void wait_rearm_failure(void **state)
-{
-	(void)state;
-	conn_make(true, false);
-	fake_channel_push(fx.parts.channel, fx.ibv_cq);
-	fake_fail("ibv_req_notify_cq", 1, EIO);
-	struct rpma_cq *cq = NULL;
-	errno = 0;
-	assert_int_equal(rpma_conn_wait(fx.conn, 0, &cq, NULL), RPMA_E_PROVIDER);
-	assert_int_equal(errno, EIO);
-	assert_null(cq);
-}
-
-/* ---- disconnect ---- */
-
-static void disconnect(void **state)
-{
-	(void)state;
-	conn_make(false, false);
-	assert_int_equal(rpma_conn_disconnect(NULL), RPMA_E_INVAL);
-	assert_int_equal(fake_calls("rdma_disconnect"), 0);
-	assert_int_equal(rpma_conn_disconnect(fx.conn), 0);
-	assert_int_equal(fake_calls("rdma_disconnect"), 1);
-
-	fake_fail("rdma_disconnect", 1, ENOTCONN);
-	errno = 0;
-	assert_int_equal(rpma_conn_disconnect(fx.conn), RPMA_E_PROVIDER);
-	assert_int_equal(errno, ENOTCONN);
-}
-
-/* ---- rpma_conn_delete ---- */
-
-static void delete_invalid_and_null(void **state)
-{
-	(void)state;
-	struct rpma_conn *conn = NULL;
-	assert_int_equal(rpma_conn_delete(NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_delete(&conn), 0);
-}
-
-static void delete_releases_everything(void **state)
-{
-	(void)state;
-	conn_make(true, true);
-	char data[] = "pdata";
-	struct rpma_conn_private_data in = {data, sizeof(data)};
-	assert_int_equal(rpma_conn_transfer_private_data(fx.conn, &in), 0);
-
-	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
-	assert_null(fx.conn);
-	assert_int_equal(fake_calls("rdma_destroy_qp"), 1);
-	assert_int_equal(fake_calls("ibv_destroy_cq"), 2);
-	assert_int_equal(fake_calls("rdma_destroy_id"), 1);
-	assert_int_equal(fake_calls("rdma_destroy_event_channel"), 1);
-	assert_int_equal(fake_calls("ibv_destroy_comp_channel"), 1); /* the shared one */
-}
-
-static void delete_keeps_the_srq_rcq(void **state)
-{
-	(void)state;
-	struct rpma_srq *srq = NULL;
-	assert_int_equal(rpma_srq_new(fx.peer, NULL, &srq), 0);
-	struct rpma_cq *srq_rcq = NULL;
-	assert_int_equal(rpma_srq_get_rcq(srq, &srq_rcq), 0);
-	assert_non_null(srq_rcq);
-	struct rpma_conn_cfg *cfg = NULL;
-	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
-	assert_int_equal(rpma_conn_cfg_set_srq(cfg, srq), 0);
-
-	assert_int_equal(rdma_create_id(NULL, &fx.id, NULL, RDMA_PS_TCP), 0);
-	fx.id->verbs = fake_ibv_context();
-	assert_int_equal(rpma_cq_new(fake_ibv_context(), 10, NULL, &fx.parts.cq), 0);
-	assert_int_equal(rpma_peer_setup_qp(fx.peer, fx.id, fx.parts.cq, srq_rcq,
-		rpma_srq_get_ibv_srq(srq), cfg), 0);
-	fx.parts.id = fx.id;
-	fx.parts.rcq = srq_rcq;
-	fx.parts.rcq_of_srq = true;
-	assert_int_equal(rpma_conn_new(fx.peer, &fx.parts, &fx.conn), 0);
-
-	unsigned destroyed = fake_calls("ibv_destroy_cq");
-	assert_int_equal(rpma_conn_delete(&fx.conn), 0);
-	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 1); /* the main CQ only */
-
-	assert_int_equal(rpma_srq_delete(&srq), 0);
-	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 2);
-	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
-}
-
-static void delete_destroy_id_failure(void **state)
-{
-	(void)state;
-	conn_make(false, false);
-	fake_fail("rdma_destroy_id", 1, EBUSY);
-	assert_int_equal(rpma_conn_delete(&fx.conn), RPMA_E_PROVIDER);
-	assert_null(fx.conn);
-	/* everything else went: the peer's PD, and the id the fake refused to destroy */
-	assert_int_equal(fake_live_objects(), 2);
-	assert_int_equal(rdma_destroy_id(fx.id), 0);
-}
-
-static void delete_destroy_cq_failures(void **state)
-{
-	(void)state;
-	for (unsigned nth = 1; nth <= 2; nth++) {
-		conn_make(false, true);
-		fake_fail("ibv_destroy_cq", nth, EBUSY);
-		assert_int_equal(rpma_conn_delete(&fx.conn), RPMA_E_PROVIDER);
-		assert_null(fx.conn);
-		assert_int_equal(fake_live_objects(), 2);
-		/* the main CQ goes first, then the receive CQ */
-		assert_int_equal(ibv_destroy_cq(nth == 1 ? fx.ibv_cq : fx.ibv_rcq), 0);
-		assert_int_equal(fake_live_objects(), 1);
-		memset(&fx.parts, 0, sizeof(fx.parts));
-	}
-}
-
-static void delete_destroy_comp_channel_failure(void **state)
-{
-	(void)state;
-	conn_make(true, false);
-	fake_fail("ibv_destroy_comp_channel", 1, EBUSY);
-	errno = 0;
-	assert_int_equal(rpma_conn_delete(&fx.conn), RPMA_E_PROVIDER);
-	assert_int_equal(errno, EBUSY);
-	assert_null(fx.conn);
-	assert_int_equal(fake_live_objects(), 2);
-	assert_int_equal(ibv_destroy_comp_channel(fx.parts.channel), 0);
-}
-
-static void delete_several_failures_release_the_rest(void **state)
-{
-	(void)state;
-	conn_make(true, true);
-	fake_fail("ibv_destroy_cq", 2, EBUSY);
-	fake_fail("rdma_destroy_id", 1, EIO);
-	fake_fail("ibv_destroy_comp_channel", 1, EBUSY);
-	assert_int_equal(rpma_conn_delete(&fx.conn), RPMA_E_PROVIDER);
-	assert_null(fx.conn);
-	/* the PD, the receive CQ, the id and the shared channel */
-	assert_int_equal(fake_live_objects(), 4);
-	assert_int_equal(ibv_destroy_cq(fx.ibv_rcq), 0);
-	assert_int_equal(rdma_destroy_id(fx.id), 0);
-	assert_int_equal(ibv_destroy_comp_channel(fx.parts.channel), 0);
-}
+#define TEST(fn) cmocka_unit_test_setup_teardown(fn, conn_setup, conn_teardown)
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_invalid_arguments, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_takes_the_parts, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_native_atomic_write_follows_the_peer, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(new_out_of_memory_takes_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_provider_failures_take_nothing, setup, teardown),
-		cmocka_unit_test_setup_teardown(transfer_private_data_copies, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_private_data_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_event_fd_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(next_event_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(next_event_mapping, setup, teardown),
-		cmocka_unit_test_setup_teardown(next_event_no_event_and_provider_failure, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(next_event_ack_failure, setup, NULL),
-		cmocka_unit_test_setup_teardown(next_event_established_keeps_private_data, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(next_event_established_out_of_memory, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(apply_remote_peer_cfg, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_qp_num, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_cq_and_rcq, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_rcq_none, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_compl_fd, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_compl_fd_shared, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_invalid_and_not_shared, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_tells_which_cq, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_without_rcq, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_no_completion, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_unknown_cq, setup, teardown),
-		cmocka_unit_test_setup_teardown(wait_rearm_failure, setup, teardown),
-		cmocka_unit_test_setup_teardown(disconnect, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_invalid_and_null, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_releases_everything, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_keeps_the_srq_rcq, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_destroy_id_failure, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_destroy_cq_failures, setup, teardown),
-		cmocka_unit_test_setup_teardown(delete_destroy_comp_channel_failure, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(delete_several_failures_release_the_rest, setup,
-			teardown),
+		TEST(new_invalid_arguments),
+		TEST(new_takes_the_parts),
+		TEST(new_native_atomic_write_follows_the_peer),
+		TEST(new_out_of_memory_takes_nothing),
+		TEST(new_provider_failures_take_nothing),
+		TEST(transfer_private_data_copies),
+		TEST(get_private_data_invalid),
+		TEST(get_event_fd_invalid),
+		TEST(next_event_invalid),
+		TEST(next_event_mapping),
+		TEST(next_event_no_event_and_provider_failure),
+		cmocka_unit_test_setup(next_event_ack_failure, conn_setup),
+		TEST(next_event_established_keeps_private_data),
+		TEST(next_event_established_out_of_memory),
+		TEST(apply_remote_peer_cfg),
+		TEST(get_qp_num),
+		TEST(get_cq_and_rcq),
+		TEST(get_rcq_none),
+		TEST(get_compl_fd),
+		TEST(get_compl_fd_shared),
+		TEST(wait_invalid_and_not_shared),
+		TEST(wait_tells_which_cq),
+		TEST(wait_without_rcq),
+		TEST(wait_no_completion),
+		TEST(wait_unknown_cq),
+		TEST(wait_rearm_failure),
+		TEST(disconnect_invalid_success_and_failure),
+		TEST(delete_invalid_and_null),
+		TEST(delete_releases_everything),
+		TEST(delete_keeps_the_srq_rcq),
+		TEST(delete_destroy_id_failure),
+		TEST(delete_destroy_cq_failures),
+		TEST(delete_destroy_comp_channel_failure),
+		TEST(delete_several_failures_release_the_rest),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
