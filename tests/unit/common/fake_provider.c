@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* fake_provider.c -- see fake_provider.h */
+/*
+ * fake_provider.c -- see fake_provider.h; the bookkeeping, the device, PDs,
+ * regions, SRQs, channels and CQs (QPs: fake_qp.c, the CM: fake_cm.c)
+ */
 #include <assert.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +13,7 @@
 #include <netinet/in.h>
 
 #include "fake_provider.h"
+#include "fake_provider_parts.h"
 
 #undef ibv_reg_mr
 
@@ -44,10 +48,6 @@ int fake_last_mr_access;
 struct rdma_cm_id *fake_last_cm_id;
 struct ibv_mr *fake_last_mr;
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *ptr, size_t size);
-void __real_free(void *ptr);
 
 static unsigned *counter_of(const char *fn)
 {
@@ -83,7 +83,7 @@ void fake_fail(const char *fn, unsigned nth, int err)
 }
 
 /* Count a call of fn; return its injected errno (-1 when it should fail with 0) or 0. */
-static int enter(const char *fn)
+int fake_enter(const char *fn)
 {
 	unsigned n = ++*counter_of(fn);
 	for (int i = 0; i < FAKE_MAX_FAILS; i++) {
@@ -97,7 +97,7 @@ static int enter(const char *fn)
 }
 
 /* errno-style result of a failed call: the injected errno, or 0 when "no reason" */
-static int errno_of(int injected)
+int fake_errno_of(int injected)
 {
 	return injected > 0 ? injected : 0;
 }
@@ -205,22 +205,32 @@ static void untrack(void *p)
 	}
 }
 
-static void *object_new(size_t size)
+void fake_object_count_in(void *p)
+{
+	live_objects++;
+	track(p);
+}
+
+void fake_object_count_out(void *p)
+{
+	live_objects--;
+	untrack(p);
+}
+
+void *fake_object_new(size_t size)
 {
 	void *p = __real_calloc(1, size);
 	if (!p)
 		abort();
-	live_objects++;
-	track(p);
+	fake_object_count_in(p);
 	return p;
 }
 
-static void object_delete(void *p)
+void fake_object_delete(void *p)
 {
 	if (!p)
 		return;
-	live_objects--;
-	untrack(p);
+	fake_object_count_out(p);
 	free(p);
 }
 
@@ -235,9 +245,6 @@ static int fake_query_device_ex(struct ibv_context *ctx, const struct ibv_query_
 		struct ibv_device_attr_ex *attr, size_t attr_size);
 static int fake_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
 		struct ibv_sge *sg_list, uint32_t num_sges);
-static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
-static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
-static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc);
 static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only);
 
@@ -275,9 +282,9 @@ static void fill_device_attr(struct ibv_device_attr *attr)
 int ibv_query_device(struct ibv_context *ctx, struct ibv_device_attr *attr)
 {
 	(void)ctx;
-	int err = enter("ibv_query_device");
+	int err = fake_enter("ibv_query_device");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
 	fill_device_attr(attr);
 	return 0;
 }
@@ -287,9 +294,9 @@ static int fake_query_device_ex(struct ibv_context *ctx, const struct ibv_query_
 {
 	(void)ctx;
 	(void)input;
-	int err = enter("ibv_query_device_ex");
+	int err = fake_enter("ibv_query_device_ex");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
 	memset(attr, 0, attr_size);
 	fill_device_attr(&attr->orig_attr);
 	attr->device_cap_flags_ex = fake_device.device_cap_flags_ex;
@@ -306,8 +313,8 @@ static int fake_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, u
 	(void)flags;
 	(void)sg_list;
 	(void)num_sges;
-	int err = enter("ibv_advise_mr");
-	return err ? (errno_of(err) ? errno_of(err) : EIO) : 0;
+	int err = fake_enter("ibv_advise_mr");
+	return err ? (fake_errno_of(err) ? fake_errno_of(err) : EIO) : 0;
 }
 
 const char *ibv_wc_status_str(enum ibv_wc_status status)
@@ -325,27 +332,27 @@ const char *ibv_get_device_name(struct ibv_device *device)
 
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *ctx)
 {
-	if (enter("ibv_alloc_pd"))
+	if (fake_enter("ibv_alloc_pd"))
 		return NULL;
-	struct ibv_pd *pd = object_new(sizeof(*pd));
+	struct ibv_pd *pd = fake_object_new(sizeof(*pd));
 	pd->context = ctx;
 	return pd;
 }
 
 int ibv_dealloc_pd(struct ibv_pd *pd)
 {
-	int err = enter("ibv_dealloc_pd");
+	int err = fake_enter("ibv_dealloc_pd");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
-	object_delete(pd);
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
+	fake_object_delete(pd);
 	return 0;
 }
 
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
-	if (enter("ibv_reg_mr"))
+	if (fake_enter("ibv_reg_mr"))
 		return NULL;
-	struct ibv_mr *mr = object_new(sizeof(*mr));
+	struct ibv_mr *mr = fake_object_new(sizeof(*mr));
 	static uint32_t next_key = 0x1000;
 	mr->context = pd->context;
 	mr->pd = pd;
@@ -372,19 +379,19 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
-	int err = enter("ibv_dereg_mr");
+	int err = fake_enter("ibv_dereg_mr");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
-	object_delete(mr);
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
+	fake_object_delete(mr);
 	return 0;
 }
 
 struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	fake_last_srq_attr = *attr;
-	if (enter("ibv_create_srq"))
+	if (fake_enter("ibv_create_srq"))
 		return NULL;
-	struct ibv_srq *srq = object_new(sizeof(*srq));
+	struct ibv_srq *srq = fake_object_new(sizeof(*srq));
 	srq->context = pd->context;
 	srq->pd = pd;
 	return srq;
@@ -392,16 +399,15 @@ struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr
 
 int ibv_destroy_srq(struct ibv_srq *srq)
 {
-	int err = enter("ibv_destroy_srq");
+	int err = fake_enter("ibv_destroy_srq");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
-	object_delete(srq);
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
+	fake_object_delete(srq);
 	return 0;
 }
 
 /* ---- completion channels and CQs ---- */
 
-#define FAKE_QUEUE_LEN 64
 
 struct fake_cq {
 	struct ibv_cq cq;
@@ -419,9 +425,9 @@ static int poll_override;
 
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *ctx)
 {
-	if (enter("ibv_create_comp_channel"))
+	if (fake_enter("ibv_create_comp_channel"))
 		return NULL;
-	struct ibv_comp_channel *ch = object_new(sizeof(*ch));
+	struct ibv_comp_channel *ch = fake_object_new(sizeof(*ch));
 	ch->context = ctx;
 	ch->fd = eventfd(0, 0);
 	return ch;
@@ -429,11 +435,11 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *ctx)
 
 int ibv_destroy_comp_channel(struct ibv_comp_channel *ch)
 {
-	int err = enter("ibv_destroy_comp_channel");
+	int err = fake_enter("ibv_destroy_comp_channel");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
 	close(ch->fd);
-	object_delete(ch);
+	fake_object_delete(ch);
 	return 0;
 }
 
@@ -441,9 +447,9 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 		struct ibv_comp_channel *channel, int comp_vector)
 {
 	(void)comp_vector;
-	if (enter("ibv_create_cq"))
+	if (fake_enter("ibv_create_cq"))
 		return NULL;
-	struct fake_cq *fcq = object_new(sizeof(*fcq));
+	struct fake_cq *fcq = fake_object_new(sizeof(*fcq));
 	fcq->cq.context = ctx;
 	fcq->cq.channel = channel;
 	fcq->cq.cq_context = cq_context;
@@ -453,10 +459,10 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *ctx, int cqe, void *cq_context,
 
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
-	int err = enter("ibv_destroy_cq");
+	int err = fake_enter("ibv_destroy_cq");
 	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
-	object_delete(cq);
+		return fake_errno_of(err) ? fake_errno_of(err) : EIO;
+	fake_object_delete(cq);
 	return 0;
 }
 
@@ -477,7 +483,7 @@ void fake_cq_poll_result(int ret)
 static int fake_poll_cq(struct ibv_cq *cq, int n, struct ibv_wc *wc)
 {
 	struct fake_cq *fcq = (struct fake_cq *)cq;
-	enter("ibv_poll_cq");
+	fake_enter("ibv_poll_cq");
 	if (poll_override_set) {
 		poll_override_set = false;
 		return poll_override;
@@ -495,8 +501,8 @@ static int fake_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq;
 	(void)solicited_only;
-	int err = enter("ibv_req_notify_cq");
-	return err ? (errno_of(err) ? errno_of(err) : EIO) : 0;
+	int err = fake_enter("ibv_req_notify_cq");
+	return err ? (fake_errno_of(err) ? fake_errno_of(err) : EIO) : 0;
 }
 
 void fake_channel_push(struct ibv_comp_channel *channel, struct ibv_cq *cq)
@@ -509,9 +515,9 @@ void fake_channel_push(struct ibv_comp_channel *channel, struct ibv_cq *cq)
 
 int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
-	int err = enter("ibv_get_cq_event");
+	int err = fake_enter("ibv_get_cq_event");
 	if (err) {
-		errno = errno_of(err);
+		errno = fake_errno_of(err);
 		return -1;
 	}
 	for (int i = 0; i < channel_event_count; i++) {
@@ -537,585 +543,19 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	(void)cq;
 	(void)nevents;
-	enter("ibv_ack_cq_events");
-}
-
-/* ---- queue pairs and posting ---- */
-
-struct fake_qp {
-	struct ibv_qp_ex ex; /* ex.qp_base is the ibv_qp */
-	bool extended;
-};
-
-/* what a session of the extended interface built, until its doorbell */
-static struct {
-	unsigned len;
-	struct ibv_send_wr wr[8];
-	struct ibv_sge sge[8];
-	uint8_t inline_data[8][8];
-	bool open;
-} session;
-
-static void fake_wr_start(struct ibv_qp_ex *qp)
-{
-	(void)qp;
-	enter("ibv_wr_start");
-	fake_posted.wr_op = NULL;
-	assert(!session.open); /* the provider's lock: a second start would deadlock */
-	session.open = true;
-	session.len = 0;
-}
-
-/* the session's requests, as post_send records a chain */
-static void session_record(void)
-{
-	if (session.len == 0)
-		return;
-	fake_posted.send_chain_len = session.len;
-	for (unsigned i = 0; i < session.len && i < 8; i++) {
-		fake_posted.send_chain[i] = session.wr[i];
-		fake_posted.send_chain_sge[i] = session.sge[i];
-		fake_posted.send_chain[i].sg_list = &fake_posted.send_chain_sge[i];
-		fake_posted.send_chain[i].next = NULL;
-	}
-	fake_posted.send_wr = fake_posted.send_chain[0];
-	fake_posted.send_sge = fake_posted.send_chain_sge[0];
-	fake_posted.send_wr.sg_list = &fake_posted.send_sge;
-}
-
-static int fake_wr_complete(struct ibv_qp_ex *qp)
-{
-	(void)qp;
-	int err = enter("ibv_wr_complete");
-	assert(session.open);
-	session.open = false;
-	if (err)
-		return errno_of(err) ? errno_of(err) : EIO;
-	fake_posted.count++;
-	session_record();
-	return 0;
-}
-
-static void fake_wr_abort(struct ibv_qp_ex *qp)
-{
-	(void)qp;
-	enter("ibv_wr_abort");
-	assert(session.open);
-	session.open = false;
-}
-
-/* the next request of the session, with the QP's wr_id and wr_flags */
-static struct ibv_send_wr *session_next(struct ibv_qp_ex *qp, enum ibv_wr_opcode opcode)
-{
-	assert(session.open);
-	unsigned i = session.len < 8 ? session.len : 7;
-	session.len++;
-	struct ibv_send_wr *wr = &session.wr[i];
-	memset(wr, 0, sizeof(*wr));
-	memset(&session.sge[i], 0, sizeof(session.sge[i]));
-	wr->wr_id = qp->wr_id;
-	wr->send_flags = qp->wr_flags;
-	wr->opcode = opcode;
-	return wr;
-}
-
-static struct ibv_send_wr *session_last(void)
-{
-	assert(session.open && session.len > 0);
-	return &session.wr[session.len <= 8 ? session.len - 1 : 7];
-}
-
-static void fake_wr_rdma_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr)
-{
-	struct ibv_send_wr *wr = session_next(qp, IBV_WR_RDMA_WRITE);
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-}
-
-static void fake_wr_rdma_write_imm(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
-		__be32 imm)
-{
-	struct ibv_send_wr *wr = session_next(qp, IBV_WR_RDMA_WRITE_WITH_IMM);
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-	wr->imm_data = imm;
-}
-
-static void fake_wr_rdma_read(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr)
-{
-	struct ibv_send_wr *wr = session_next(qp, IBV_WR_RDMA_READ);
-	wr->wr.rdma.rkey = rkey;
-	wr->wr.rdma.remote_addr = remote_addr;
-}
-
-static void fake_wr_send(struct ibv_qp_ex *qp)
-{
-	(void)session_next(qp, IBV_WR_SEND);
-}
-
-static void fake_wr_send_imm(struct ibv_qp_ex *qp, __be32 imm)
-{
-	session_next(qp, IBV_WR_SEND_WITH_IMM)->imm_data = imm;
-}
-
-static void fake_wr_set_sge(struct ibv_qp_ex *qp, uint32_t lkey, uint64_t addr, uint32_t length)
-{
-	(void)qp;
-	struct ibv_send_wr *wr = session_last();
-	struct ibv_sge *sge = &session.sge[wr - session.wr];
-	*sge = (struct ibv_sge){.addr = addr, .length = length, .lkey = lkey};
-	wr->num_sge = 1;
-}
-
-static void fake_wr_set_sge_list(struct ibv_qp_ex *qp, size_t num_sge, const struct ibv_sge *list)
-{
-	(void)qp;
-	struct ibv_send_wr *wr = session_last();
-	wr->num_sge = (int)num_sge;
-	if (num_sge > 0)
-		session.sge[wr - session.wr] = list[0];
-}
-
-/* the bytes are copied now, as a provider does: the recorded sge points at the copy */
-static void fake_wr_set_inline_data(struct ibv_qp_ex *qp, void *addr, size_t length)
-{
-	(void)qp;
-	struct ibv_send_wr *wr = session_last();
-	size_t i = (size_t)(wr - session.wr);
-	assert(length <= sizeof(session.inline_data[i]));
-	memcpy(session.inline_data[i], addr, length);
-	session.sge[i] = (struct ibv_sge){.addr = (uint64_t)(uintptr_t)session.inline_data[i],
-		.length = (uint32_t)length};
-	wr->num_sge = 1;
-}
-
-static void fake_qp_data_ops(struct ibv_qp_ex *ex)
-{
-	ex->wr_rdma_write = fake_wr_rdma_write;
-	ex->wr_rdma_write_imm = fake_wr_rdma_write_imm;
-	ex->wr_rdma_read = fake_wr_rdma_read;
-	ex->wr_send = fake_wr_send;
-	ex->wr_send_imm = fake_wr_send_imm;
-	ex->wr_set_sge = fake_wr_set_sge;
-	ex->wr_set_sge_list = fake_wr_set_sge_list;
-	ex->wr_set_inline_data = fake_wr_set_inline_data;
-}
-
-static void fake_wr_atomic_write(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr,
-		const void *data)
-{
-	enter("ibv_wr_atomic_write");
-	fake_posted.wr_op = "atomic_write";
-	fake_posted.wr_id = qp->wr_id;
-	fake_posted.wr_flags = qp->wr_flags;
-	fake_posted.wr_rkey = rkey;
-	fake_posted.wr_remote_addr = remote_addr;
-	memcpy(fake_posted.wr_atomic_data, data, 8);
-}
-
-/* Only the native-flush test calls this (through its wr_flush_shim.h). */
-void fake_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len,
-		uint8_t type, uint8_t level);
-
-void fake_wr_flush(struct ibv_qp_ex *qp, uint32_t rkey, uint64_t remote_addr, size_t len,
-		uint8_t type, uint8_t level)
-{
-	enter("ibv_wr_flush");
-	fake_posted.wr_op = "flush";
-	fake_posted.wr_id = qp->wr_id;
-	fake_posted.wr_flags = qp->wr_flags;
-	fake_posted.wr_rkey = rkey;
-	fake_posted.wr_remote_addr = remote_addr;
-	fake_posted.wr_len = len;
-	fake_posted.wr_flush_type = type;
-	fake_posted.wr_flush_level = level;
-}
-
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *qp)
-{
-	struct fake_qp *fqp = (struct fake_qp *)qp;
-	if (enter("ibv_qp_to_qp_ex"))
-		return NULL;
-	return fqp->extended ? &fqp->ex : NULL;
-}
-
-static struct ibv_qp *create_qp(struct rdma_cm_id *id, const struct ibv_qp_init_attr_ex *attr)
-{
-	fake_last_qp_attr = *attr;
-	if (enter("rdma_create_qp"))
-		return NULL;
-	struct fake_qp *fqp = object_new(sizeof(*fqp));
-	static uint32_t next_qp_num = 100;
-	fqp->ex.qp_base.context = id->verbs ? id->verbs : fake_ibv_context();
-	fqp->ex.qp_base.qp_num = next_qp_num++;
-	fqp->ex.qp_base.send_cq = attr->send_cq;
-	fqp->ex.qp_base.recv_cq = attr->recv_cq;
-	fqp->ex.qp_base.srq = attr->srq;
-	fqp->ex.qp_base.pd = attr->pd;
-	fqp->extended = (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) != 0;
-	fqp->ex.wr_start = fake_wr_start;
-	fqp->ex.wr_complete = fake_wr_complete;
-	fqp->ex.wr_abort = fake_wr_abort;
-	fqp->ex.wr_atomic_write = fake_wr_atomic_write;
-	if (fqp->extended && fake_device.has_wr_data_ops)
-		fake_qp_data_ops(&fqp->ex);
-	id->qp = &fqp->ex.qp_base;
-	return id->qp;
-}
-
-int rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
-{
-	struct ibv_qp_init_attr_ex ex;
-	memset(&ex, 0, sizeof(ex));
-	memcpy(&ex, attr, sizeof(*attr));
-	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
-	ex.pd = pd;
-	return create_qp(id, &ex) ? 0 : -1;
-}
-
-int rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *attr)
-{
-	return create_qp(id, attr) ? 0 : -1;
-}
-
-void rdma_destroy_qp(struct rdma_cm_id *id)
-{
-	enter("rdma_destroy_qp");
-	object_delete(id->qp);
-	id->qp = NULL;
-}
-
-static int fake_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
-{
-	(void)qp;
-	int err = enter("ibv_post_send");
-	if (err) {
-		*bad = wr;
-		for (unsigned i = 0; i < fake_send_bad_wr_index && (*bad)->next; i++)
-			*bad = (*bad)->next;
-		return errno_of(err) ? errno_of(err) : EIO;
-	}
-	fake_posted.count++;
-	fake_posted.send_wr = *wr;
-	if (wr->num_sge > 0)
-		fake_posted.send_sge = wr->sg_list[0];
-	fake_posted.send_wr.sg_list = &fake_posted.send_sge;
-	fake_posted.send_wr.next = NULL;
-	unsigned n = 0;
-	for (const struct ibv_send_wr *w = wr; w; w = w->next, n++) {
-		if (n >= 8)
-			continue;
-		fake_posted.send_chain[n] = *w;
-		if (w->num_sge > 0)
-			fake_posted.send_chain_sge[n] = w->sg_list[0];
-		fake_posted.send_chain[n].sg_list = &fake_posted.send_chain_sge[n];
-		fake_posted.send_chain[n].next = NULL;
-	}
-	fake_posted.send_chain_len = n;
-	return 0;
-}
-
-static void record_recv(struct ibv_recv_wr *out_wr, struct ibv_sge *out_sge, const struct ibv_recv_wr *wr)
-{
-	fake_posted.count++;
-	*out_wr = *wr;
-	if (wr->num_sge > 0)
-		*out_sge = wr->sg_list[0];
-	out_wr->sg_list = out_sge;
-	out_wr->next = NULL;
-}
-
-static int fake_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)qp;
-	int err = enter("ibv_post_recv");
-	if (err) {
-		*bad = wr;
-		return errno_of(err) ? errno_of(err) : EIO;
-	}
-	record_recv(&fake_posted.recv_wr, &fake_posted.recv_sge, wr);
-	return 0;
-}
-
-static int fake_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
-{
-	(void)srq;
-	int err = enter("ibv_post_srq_recv");
-	if (err) {
-		*bad = wr;
-		return errno_of(err) ? errno_of(err) : EIO;
-	}
-	record_recv(&fake_posted.srq_recv_wr, &fake_posted.srq_recv_sge, wr);
-	return 0;
-}
-
-/* ---- connection manager ---- */
-
-struct fake_cm_event {
-	struct rdma_cm_event event;
-	struct rdma_event_channel *channel;
-	uint8_t pdata[256];
-	bool queued;
-};
-
-static struct fake_cm_event *cm_events[FAKE_QUEUE_LEN];
-static int cm_event_count;
-
-struct rdma_event_channel *rdma_create_event_channel(void)
-{
-	if (enter("rdma_create_event_channel"))
-		return NULL;
-	struct rdma_event_channel *ch = object_new(sizeof(*ch));
-	ch->fd = eventfd(0, 0);
-	return ch;
-}
-
-void rdma_destroy_event_channel(struct rdma_event_channel *channel)
-{
-	enter("rdma_destroy_event_channel");
-	close(channel->fd);
-	object_delete(channel);
-}
-
-int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
-		enum rdma_port_space ps)
-{
-	if (enter("rdma_create_id"))
-		return -1;
-	struct rdma_cm_id *new_id = object_new(sizeof(*new_id));
-	new_id->channel = channel;
-	new_id->context = context;
-	new_id->ps = ps;
-	*id = new_id;
-	fake_last_cm_id = new_id;
-	return 0;
-}
-
-int rdma_destroy_id(struct rdma_cm_id *id)
-{
-	if (enter("rdma_destroy_id"))
-		return -1;
-	object_delete(id);
-	return 0;
-}
-
-struct rdma_cm_id *fake_cm_new_request_id(struct rdma_cm_id *listen_id)
-{
-	struct rdma_cm_id *id = object_new(sizeof(*id));
-	id->channel = listen_id->channel;
-	id->verbs = fake_ibv_context();
-	id->ps = listen_id->ps;
-	return id;
-}
-
-int rdma_migrate_id(struct rdma_cm_id *id, struct rdma_event_channel *channel)
-{
-	if (enter("rdma_migrate_id"))
-		return -1;
-	id->channel = channel;
-	return 0;
-}
-
-#define FAKE_CM_CALL(name, id_expr) \
-	do { \
-		if (enter(name)) \
-			return -1; \
-		(id_expr)->verbs = fake_ibv_context(); \
-		return 0; \
-	} while (0)
-
-int rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
-{
-	fake_addr.id = id;
-	fake_addr.bind_addr = addr;
-	if (enter("rdma_bind_addr"))
-		return -1;
-	id->verbs = fake_addr.no_device ? NULL : fake_ibv_context();
-	return 0;
-}
-
-int rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src, struct sockaddr *dst, int timeout_ms)
-{
-	fake_addr.id = id;
-	fake_addr.resolve_src = src;
-	fake_addr.resolve_dst = dst;
-	fake_addr.resolve_timeout_ms = timeout_ms;
-	if (enter("rdma_resolve_addr"))
-		return -1;
-	id->verbs = fake_addr.no_device ? NULL : fake_ibv_context();
-	return 0;
-}
-
-int rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
-{
-	(void)timeout_ms;
-	FAKE_CM_CALL("rdma_resolve_route", id);
-}
-
-int rdma_listen(struct rdma_cm_id *id, int backlog)
-{
-	(void)id;
-	(void)backlog;
-	return enter("rdma_listen") ? -1 : 0;
-}
-
-static void record_conn_param(const struct rdma_conn_param *param)
-{
-	memset(&fake_last_conn_param, 0, sizeof(fake_last_conn_param));
-	if (!param)
-		return;
-	fake_last_conn_param.pdata_len = param->private_data_len;
-	if (param->private_data && param->private_data_len)
-		memcpy(fake_last_conn_param.pdata, param->private_data, param->private_data_len);
-	fake_last_conn_param.responder_resources = param->responder_resources;
-	fake_last_conn_param.initiator_depth = param->initiator_depth;
-	fake_last_conn_param.rnr_retry_count = param->rnr_retry_count;
-}
-
-int rdma_connect(struct rdma_cm_id *id, struct rdma_conn_param *param)
-{
-	(void)id;
-	if (enter("rdma_connect"))
-		return -1;
-	record_conn_param(param);
-	return 0;
-}
-
-int rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *param)
-{
-	(void)id;
-	if (enter("rdma_accept"))
-		return -1;
-	record_conn_param(param);
-	return 0;
-}
-
-int rdma_reject(struct rdma_cm_id *id, const void *pdata, uint8_t len)
-{
-	(void)id;
-	if (enter("rdma_reject"))
-		return -1;
-	struct rdma_conn_param param = {.private_data = pdata, .private_data_len = len};
-	record_conn_param(&param);
-	return 0;
-}
-
-int rdma_disconnect(struct rdma_cm_id *id)
-{
-	(void)id;
-	return enter("rdma_disconnect") ? -1 : 0;
-}
-
-void fake_cm_push_event(struct rdma_event_channel *channel, enum rdma_cm_event_type type,
-		struct rdma_cm_id *id, const void *pdata, uint8_t pdata_len, int status)
-{
-	if (cm_event_count == FAKE_QUEUE_LEN)
-		abort();
-	struct fake_cm_event *fe = __real_calloc(1, sizeof(*fe));
-	if (!fe)
-		abort();
-	fe->channel = channel;
-	fe->event.event = type;
-	fe->event.id = id;
-	fe->event.listen_id = NULL;
-	fe->event.status = status;
-	if (pdata && pdata_len)
-		memcpy(fe->pdata, pdata, pdata_len);
-	fe->event.param.conn.private_data = pdata_len ? fe->pdata : NULL;
-	fe->event.param.conn.private_data_len = pdata_len;
-	cm_events[cm_event_count++] = fe;
-}
-
-int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
-{
-	if (enter("rdma_get_cm_event"))
-		return -1;
-	for (int i = 0; i < cm_event_count; i++) {
-		if (cm_events[i]->channel != channel)
-			continue;
-		struct fake_cm_event *fe = cm_events[i];
-		memmove(&cm_events[i], &cm_events[i + 1],
-			sizeof(cm_events[0]) * (size_t)(cm_event_count - i - 1));
-		cm_event_count--;
-		live_objects++;
-		track(fe);
-		*event = &fe->event;
-		return 0;
-	}
-	errno = EAGAIN;
-	return -1;
-}
-
-int rdma_ack_cm_event(struct rdma_cm_event *event)
-{
-	if (enter("rdma_ack_cm_event"))
-		return -1;
-	live_objects--;
-	untrack(event);
-	free(event); /* event is the first member of its fake_cm_event */
-	return 0;
-}
-
-const char *rdma_event_str(enum rdma_cm_event_type event)
-{
-	(void)event;
-	return "FAKE_EVENT";
-}
-
-int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
-		struct rdma_addrinfo **res)
-{
-	snprintf(fake_addr.node, sizeof(fake_addr.node), "%s", node ? node : "");
-	fake_addr.service_null = service == NULL;
-	snprintf(fake_addr.service, sizeof(fake_addr.service), "%s", service ? service : "");
-	fake_addr.hints_flags = hints ? hints->ai_flags : -1;
-	fake_addr.hints_port_space = hints ? hints->ai_port_space : -1;
-	if (fake_addr.getaddrinfo_ret) {
-		int ret = fake_addr.getaddrinfo_ret;
-		fake_addr.getaddrinfo_ret = 0;
-		return ret;
-	}
-	if (enter("rdma_getaddrinfo"))
-		return -1;
-	struct rdma_addrinfo *ai = object_new(sizeof(*ai));
-	struct sockaddr_in *sin = __real_calloc(1, sizeof(*sin));
-	if (!sin)
-		abort();
-	sin->sin_family = AF_INET;
-	ai->ai_family = AF_INET;
-	ai->ai_flags = hints ? hints->ai_flags : 0;
-	ai->ai_port_space = hints ? hints->ai_port_space : RDMA_PS_TCP;
-	if (ai->ai_flags & RAI_PASSIVE) {
-		ai->ai_src_addr = (struct sockaddr *)sin;
-		ai->ai_src_len = sizeof(*sin);
-	} else {
-		ai->ai_dst_addr = (struct sockaddr *)sin;
-		ai->ai_dst_len = sizeof(*sin);
-	}
-	fake_addr.ai = ai;
-	*res = ai;
-	return 0;
-}
-
-void rdma_freeaddrinfo(struct rdma_addrinfo *res)
-{
-	enter("rdma_freeaddrinfo");
-	free(res->ai_src_addr);
-	free(res->ai_dst_addr);
-	object_delete(res);
+	fake_enter("ibv_ack_cq_events");
 }
 
 /* ---- reset ---- */
 
 void fake_reset(void)
 {
-	while (cm_event_count > 0)
-		free(cm_events[--cm_event_count]);
+	fake_cm_reset();
 	memset(failures, 0, sizeof(failures));
 	memset(counters, 0, sizeof(counters));
 	memset(&fake_device, 0, sizeof(fake_device));
 	memset(&fake_posted, 0, sizeof(fake_posted));
-	memset(&session, 0, sizeof(session));
+	fake_qp_reset();
 	fake_send_bad_wr_index = 0;
 	memset(&fake_last_conn_param, 0, sizeof(fake_last_conn_param));
 	memset(&fake_last_qp_attr, 0, sizeof(fake_last_qp_attr));
