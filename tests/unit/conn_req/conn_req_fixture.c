@@ -20,6 +20,7 @@
 #include "cq.h"
 #include "fake_provider.h"
 #include "test_log.h"
+#include "test_peer.h"
 #include "conn_req_test.h"
 
 struct conn_req_fixture fx;
@@ -27,10 +28,8 @@ struct conn_req_fixture fx;
 int conn_req_setup(void **state)
 {
 	(void)state;
-	fake_reset();
 	memset(&fx, 0, sizeof(fx));
-	rpma_log_set_function(test_log_quiet);
-	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
+	test_setup_quiet_peer(&fx.peer);
 	return 0;
 }
 

@@ -14,6 +14,7 @@
 #include "librpma.h"
 #include "fake_provider.h"
 #include "test_log.h"
+#include "test_peer.h"
 
 #define ADDR "192.168.0.2"
 #define PORT "7204"
@@ -30,10 +31,8 @@ static struct {
 static int setup(void **state)
 {
 	(void)state;
-	fake_reset();
 	memset(&fx, 0, sizeof(fx));
-	rpma_log_set_function(test_log_quiet);
-	assert_int_equal(rpma_peer_new(fake_ibv_context(), &fx.peer), 0);
+	test_setup_quiet_peer(&fx.peer);
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "cq.h"
 #include "fake_provider.h"
 #include "test_log.h"
+#include "test_peer.h"
 #include "srq.h"
 #include "srq_cfg.h"
 
@@ -20,10 +21,8 @@
 /* Every test gets a peer in *state. */
 static int setup(void **state)
 {
-	fake_reset();
-	rpma_log_set_function(test_log_quiet);
 	struct rpma_peer *peer = NULL;
-	assert_int_equal(rpma_peer_new(fake_ibv_context(), &peer), 0);
+	test_setup_quiet_peer(&peer);
 	*state = peer;
 	return 0;
 }
