@@ -4,7 +4,9 @@
 #                      (.clang-tidy), shellcheck over every shell script in git, no
 #                      include circle and no call circle between the modules of
 #                      engines/ and librpma/src (tests/checks/lint/include_cycles.py,
-#                      call_cycles.py), and every product hardened
+#                      call_cycles.py), every external function of librpma/src
+#                      commented at its prototype with an ERRORS list
+#                      (tests/checks/lint/function_comments.py), every product hardened
 #                      (tests/checks/harden/check_hardening.sh), and librpma.so's
 #                      exports at the version nodes debian/librpma0-rpmafio.symbols
 #                      records (tests/checks/abi/check_exports.sh); any finding fails
@@ -75,6 +77,12 @@ lint-calls:
 	@tests/checks/lint/call_cycles.py engines
 	@tests/checks/lint/call_cycles.py librpma/src
 
+# every external function of librpma/src has a comment at its prototype (the private
+# header's, or librpma.h's) with an ERRORS list; the checker proves itself first
+lint-comments:
+	@tests/checks/lint/function_comments.py --self-test
+	@tests/checks/lint/function_comments.py librpma/src librpma/include/librpma.h
+
 # every product carries the Makefile's HARDEN_CFLAGS and HARDEN_LDFLAGS: RELRO, BIND_NOW,
 # PIE programs, a stack canary and fortified calls imported, -fstack-protector-strong in
 # every compile unit (the LTO link's too). The products are built first (in make test the
@@ -90,9 +98,10 @@ lint-hardening: all examples engines tools $(FAULT_SHIM)
 lint-abi: $(BUILD)/librpma.so $(BUILD)/librpma.a
 	@tests/checks/abi/check_exports.sh $(BUILD)
 
-lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls lint-hardening \
-		lint-abi
-	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include and call circles, hardening, abi)"
+lint: lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls lint-comments \
+		lint-hardening lint-abi
+	@echo "lint: clean (cppcheck, clang-tidy, shellcheck, include and call circles, comments,"\
+		"hardening, abi)"
 
 .PHONY: lint lint-cppcheck lint-clang-tidy lint-shellcheck lint-includes lint-calls \
-	lint-hardening lint-abi
+	lint-comments lint-hardening lint-abi

@@ -22,26 +22,38 @@ struct rpma_conn_parts {
 /*
  * Take ownership of the parts and move id to an event channel of the
  * connection's own. On failure nothing is taken.
- * RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ * ERRORS: RPMA_E_INVAL when peer, parts, parts->id, parts->cq or conn_ptr is
+ * NULL; RPMA_E_NOMEM; RPMA_E_PROVIDER (errno set) when the flush buffer's
+ * registration, rdma_create_event_channel() or rdma_migrate_id() fails.
  */
 int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 		struct rpma_conn **conn_ptr);
 
-/* Keep a copy of the private data the peer sent. RPMA_E_NOMEM. */
+/*
+ * Keep a copy of pdata (the private data the peer sent) in place of what the
+ * connection had.
+ * ERRORS: RPMA_E_INVAL when conn or pdata is NULL; RPMA_E_NOMEM (the old copy
+ * is kept).
+ */
 int rpma_conn_transfer_private_data(struct rpma_conn *conn,
 		struct rpma_conn_private_data *pdata);
 
-/* Hot-path accessors for the operations (ops.c). */
+/* Hot-path accessors for the operations (ops.c); conn must not be NULL. */
+/* The connection's QP. ERRORS: none. */
 struct ibv_qp *rpma_conn_get_ibv_qp(const struct rpma_conn *conn);
+/* The connection's flush object. ERRORS: none. */
 struct rpma_flush *rpma_conn_get_flush(const struct rpma_conn *conn);
+/* The posting of the connection's work requests. ERRORS: none. */
 struct rpma_post *rpma_conn_get_post(const struct rpma_conn *conn);
+/* Did the remote peer's configuration say it writes straight to PMem? ERRORS: none. */
 bool rpma_conn_get_direct_write_to_pmem(const struct rpma_conn *conn);
+/* Does the device execute ATOMIC WRITE itself? ERRORS: none. */
 bool rpma_conn_has_native_atomic_write(const struct rpma_conn *conn);
 
 /*
  * 0 when the connection's transport carries immediate data; else (iWARP) a
- * log line naming OP and the transport, and RPMA_E_NOSUPP: refused before
- * anything is posted.
+ * log line naming OP and the transport: refused before anything is posted.
+ * ERRORS: RPMA_E_NOSUPP when the transport is iWARP.
  */
 int rpma_conn_check_imm(const struct rpma_conn *conn, const char *op);
 

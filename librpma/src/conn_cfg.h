@@ -11,13 +11,13 @@
 #define RPMA_CONN_CFG_DEFAULT_SQ_SIZE 10
 #define RPMA_CONN_CFG_DEFAULT_RQ_SIZE 10
 
-/* The configuration used when a caller passes cfg == NULL (never freed). */
+/* The configuration used when a caller passes cfg == NULL (never freed). ERRORS: none. */
 const struct rpma_conn_cfg *rpma_conn_cfg_default(void);
 
 /*
  * Accessors of one uint32_t field of a configuration object, shared with
- * srq_cfg.c. field is NULL when the object is, so both turn that into
- * RPMA_E_INVAL; the callers pass cfg ? &cfg->field : NULL.
+ * srq_cfg.c; the callers pass cfg ? &cfg->field : NULL.
+ * ERRORS: RPMA_E_INVAL when field (the object) or, for the load, value is NULL.
  */
 static inline int rpma_cfg_store_u32(_Atomic uint32_t *field, uint32_t value)
 {

@@ -7,8 +7,13 @@
 #include "librpma.h"
 
 /*
- * Make an incoming request from an RDMA_CM_EVENT_CONNECT_REQUEST event
- * (the event is not acked here). RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ * Make an incoming request from an RDMA_CM_EVENT_CONNECT_REQUEST event, with
+ * a copy of its private data and the queues cfg (NULL: the default) asks for;
+ * the request acks the event at connect or delete. On failure the event and
+ * its id stay the caller's.
+ * ERRORS: RPMA_E_INVAL when peer, event or req_ptr is NULL or the event is no
+ * CONNECT_REQUEST; RPMA_E_NOMEM; RPMA_E_PROVIDER (errno set) when creating
+ * the completion channel, a CQ or the QP fails.
  */
 int rpma_conn_req_from_cm_event(struct rpma_peer *peer, struct rdma_cm_event *event,
 		const struct rpma_conn_cfg *cfg, struct rpma_conn_req **req_ptr);

@@ -12,13 +12,27 @@ enum rpma_info_side {
 
 struct rpma_info;
 
-/* port may be NULL (device look-up only). RPMA_E_INVAL, _NOMEM, _PROVIDER. */
+/*
+ * Resolve addr (and port; NULL: a device look-up only) for the given side.
+ * ERRORS: RPMA_E_INVAL when addr or info_ptr is NULL or side is no side;
+ * RPMA_E_PROVIDER when rdma_getaddrinfo() fails (errno set only when it
+ * returned -1, not for a getaddrinfo code); RPMA_E_NOMEM.
+ */
 int rpma_info_new(const char *addr, const char *port, enum rpma_info_side side,
 		struct rpma_info **info_ptr);
+/* Free *info_ptr (NULL: nothing) and set it to NULL. ERRORS: RPMA_E_INVAL (info_ptr NULL). */
 int rpma_info_delete(struct rpma_info **info_ptr);
-/* rdma_resolve_addr() from the info's source to its destination. */
+/*
+ * rdma_resolve_addr() of id from the info's source to its destination.
+ * ERRORS: RPMA_E_INVAL when info or id is NULL; RPMA_E_PROVIDER (errno set)
+ * when rdma_resolve_addr() fails.
+ */
 int rpma_info_resolve_addr(const struct rpma_info *info, struct rdma_cm_id *id, int timeout_ms);
-/* rdma_bind_addr() to the info's source address. */
+/*
+ * rdma_bind_addr() of id to the info's source address.
+ * ERRORS: RPMA_E_INVAL when info or id is NULL; RPMA_E_PROVIDER (errno set)
+ * when rdma_bind_addr() fails.
+ */
 int rpma_info_bind_addr(const struct rpma_info *info, struct rdma_cm_id *id);
 
 #endif /* RPMA_INFO_H */

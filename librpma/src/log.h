@@ -12,6 +12,11 @@
 /* Thresholds are read on every log call, so they are atomics (no lock). */
 extern _Atomic int rpma_log_thresholds[RPMA_LOG_THRESHOLD_MAX];
 
+/*
+ * Format a message and hand it to the log function, with file cut to its base
+ * name; the callers check the threshold first (RPMA_LOG_AT). ERRORS: none (a
+ * message that cannot be formatted is dropped).
+ */
 void rpma_log_emit(enum rpma_log_level level, const char *file, int line,
 		const char *func, const char *fmt, ...)
 		__attribute__((format(printf, 5, 6)));
@@ -46,11 +51,15 @@ static inline bool rpma_log_passes(enum rpma_log_level level)
 #define RPMA_LOG_ERROR_ERRNO(err, call) \
 	RPMA_LOG_ERROR(RPMA_LOG_FAILED_CALL_FMT, (call), rpma_strerror_r_safe(err))
 
+/*
+ * err's name ("ENOMEM"), "-ENAME" for a negated errno, else "unknown errno N";
+ * thread-safe (the last two in a per-thread buffer). ERRORS: none.
+ */
 const char *rpma_strerror_r_safe(int err);
 
 /*
  * The provider call named call failed with err: log it at the given place and
- * set errno to err (logging may have changed it).
+ * set errno to err (logging may have changed it). ERRORS: none.
  */
 void rpma_report_provider_failure(const char *file, int line, const char *func, int err,
 		const char *call);
@@ -79,12 +88,14 @@ struct rpma_wr_fields {
 	unsigned send_flags;	/* IBV_SEND_* */
 };
 
-/* The fields of a send-queue or a receive work request, as posted. */
+/* The fields of a send-queue work request, as posted. ERRORS: none. */
 struct rpma_wr_fields rpma_wr_fields_of_send(const struct ibv_send_wr *wr);
+/* The fields of a receive work request, as posted. ERRORS: none. */
 struct rpma_wr_fields rpma_wr_fields_of_recv(const struct ibv_recv_wr *wr);
 /*
  * The fields of a request on a remote range posted through the extended
  * interface (ibv_wr_*), which keeps no copy of it to take them from.
+ * ERRORS: none.
  */
 struct rpma_wr_fields rpma_wr_fields_of_remote(const char *opcode, const void *op_context,
 		unsigned send_flags, uint64_t remote_addr, uint32_t rkey, uint64_t length);
@@ -94,6 +105,7 @@ struct rpma_wr_fields rpma_wr_fields_of_remote(const char *opcode, const void *o
  * rpma_report_provider_failure(), and the log line also names wr's fields:
  * "ibv_post_send() failed: ENOMEM; work request: opcode=RDMA_WRITE ...".
  * wr is taken by value so a caller passes a builder's result in one line.
+ * ERRORS: none.
  */
 void rpma_report_post_failure(const char *file, int line, const char *func, int err,
 		const char *call, struct rpma_wr_fields wr);

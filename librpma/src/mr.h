@@ -19,8 +19,9 @@
  */
 struct ibv_sge rpma_mr_get_sge(const struct rpma_mr_local *mr, size_t offset, size_t len);
 
-/* Where a remote region starts, and its key. ERRORS: none. */
+/* Where a remote region starts. ERRORS: none. */
 uint64_t rpma_mr_remote_get_addr(const struct rpma_mr_remote *mr);
+/* The remote region's key. ERRORS: none. */
 uint32_t rpma_mr_remote_get_rkey(const struct rpma_mr_remote *mr);
 /* Did the application vouch that the region takes a native FLUSH? ERRORS: none. */
 bool rpma_mr_remote_is_flush_native(const struct rpma_mr_remote *mr);

@@ -40,14 +40,15 @@ void rpma_post_delete(struct rpma_post **post_ptr);
  * A request with inline data and the RPMA_POST_BATCH_MAX-th ring at once with
  * what came before them; a native one (its own verb) rings for what was
  * collected and then goes alone. Meant for one thread.
- * ERRORS: RPMA_E_INVAL (a batch is open).
+ * ERRORS: RPMA_E_INVAL (post is NULL or a batch is open).
  */
 int rpma_post_batch_begin(struct rpma_post *post);
 
 /*
  * Ring once for what was collected and close the batch, also when posting
  * fails (the requests from the failed one on are dropped).
- * ERRORS: RPMA_E_INVAL (no batch is open), RPMA_E_PROVIDER (errno set).
+ * ERRORS: RPMA_E_INVAL (post is NULL or no batch is open), RPMA_E_PROVIDER
+ * (errno set) when the doorbell (ibv_post_send() or ibv_wr_complete()) fails.
  */
 int rpma_post_batch_end(struct rpma_post *post);
 
@@ -105,6 +106,7 @@ int rpma_post_send(struct rpma_post *post, const struct rpma_mr_local *src, size
  */
 int rpma_post_recv(struct ibv_qp *qp, struct rpma_mr_local *dst, size_t offset, size_t len,
 		const void *op_context);
+/* The same receive posted to an SRQ. ERRORS: RPMA_E_PROVIDER (errno set). */
 int rpma_post_srq_recv(struct ibv_srq *srq, struct rpma_mr_local *dst, size_t offset,
 		size_t len, const void *op_context);
 
