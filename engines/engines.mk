@@ -189,11 +189,11 @@ ENGINE_TEST_CORE_A := $(TBUILD)/engines/libengine-core.a
 ENGINE_TEST_COMMON := $(wildcard tests/unit/engine_common/*.c tests/unit/engine_common/*.h)
 ENGINE_TEST_CFLAGS := $(TEST_CFLAGS) -Iengines -I$(GPSPM_GEN) -Itests/unit/engine_common
 
-$(TBUILD)/engines/%.o: engines/%.c $(ENGINE_CORE_HDRS) $(GPSPM_PB).h
+$(TBUILD)/engines/%.o: engines/%.c $(ENGINE_CORE_HDRS) $(GPSPM_PB).h $(PROBE_H)
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_TEST_CFLAGS) -c -o $@ $<
 
-$(TBUILD)/engines/gpspm/gen/%.o: $(GPSPM_GEN)/%.c $(GPSPM_PB).h
+$(TBUILD)/engines/gpspm/gen/%.o: $(GPSPM_GEN)/%.c $(GPSPM_PB).h $(PROBE_H)
 	@mkdir -p $(@D)
 	$(CC) $(ENGINE_TEST_CFLAGS) -c -o $@ $<
 
