@@ -333,7 +333,8 @@ int rpma_conn_req_delete(struct rpma_conn_req **req_ptr);
  * ERRORS: RPMA_E_INVAL when req_ptr, *req_ptr or conn_ptr is NULL or pdata has
  * no bytes or no pointer; RPMA_E_PROVIDER (errno set) when acking the request,
  * making the connection (its event channel, the flush buffer), rdma_connect()
- * or rdma_accept() fails (ECONNREFUSED: nobody listens, iWARP); RPMA_E_NOMEM.
+ * or rdma_accept() fails (ECONNREFUSED: nobody listens, iWARP; errno is kept
+ * through the tear-down that follows); RPMA_E_NOMEM.
  */
 int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 		const struct rpma_conn_private_data *pdata, struct rpma_conn **conn_ptr);
@@ -355,6 +356,7 @@ int rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool 
 /*
  * Post a receive of [offset, offset + len) of dst before connecting.
  * ERRORS: RPMA_E_INVAL when req or dst is NULL or len is over 4 GiB;
+ * RPMA_E_NOSUPP when len is 0 on iWARP (no receive without a buffer there);
  * RPMA_E_PROVIDER (errno set) when ibv_post_recv() fails.
  */
 int rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t offset,
