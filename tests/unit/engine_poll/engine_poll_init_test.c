@@ -93,6 +93,7 @@ static enum rpmafio_poll_step count_paced(void *arg, const struct ibv_wc *wc, in
  * adaptive, a completion every millisecond: the first waits end on the channel,
  * what they learn turns the wait into a nap and a short spin; the nap settles
  * below the gap, and most completions are found by a poll, not by a sleep
+ * (on the virtual clock: the pace is the scenario's, whatever the machine's load)
  */
 void adaptive_learns_a_steady_pace(void **state)
 {
@@ -101,6 +102,7 @@ void adaptive_learns_a_steady_pace(void **state)
 	static const struct rpmafio_poll_ops ops = {.wc = count_paced};
 	running = &paced;
 	paced_wcs = 0;
+	virtual_clock = (struct virtual_clock){.on = true, .ns = 1000000000u};
 	fake.next_ns = now_ns() + paced.pace_ns;
 	struct rpmafio_poll p;
 	assert_int_equal(rpmafio_poll_init(&p, CONN, CQ, RPMAFIO_POLL_ADAPTIVE), 0);

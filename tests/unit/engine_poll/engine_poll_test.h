@@ -88,6 +88,13 @@ struct callback_record {
 extern struct callback_record rec;
 
 uint64_t now_ns(void);
+/* the clock's own time while on (engine_poll_fixture.c); a look moves it on by LOOK_NS */
+struct virtual_clock {
+	bool on;
+	uint64_t ns;
+};
+extern struct virtual_clock virtual_clock;
+#define VIRTUAL_CLOCK_LOOK_NS 50
 /* a byte in the pipe: its read end is readable */
 void ring(const int pipe_fds[2]);
 void trace(char c);
