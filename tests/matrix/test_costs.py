@@ -147,7 +147,8 @@ class Costs(unittest.TestCase):
         self.assertRegex(md, r"\| apm write 4k qd1 sync \| 1\.00 \| 2\.00 \| 0\.50x \| <= 1\.00x \| met \|")
         self.assertRegex(md, r"\| apm write 4k qd1 sync \| 3000 \| 5000 \| 0\.60x \| <= 0\.80x \| met \|")
         # one pair: a ratio, no interval, no verdict
-        self.assertRegex(md, r"\| apm write 4k qd1 sync \| 1100 \(1100\.\.1100\) \| 1000 \(1000\.\.1000\) \| 1\.10x \| 1 \| undecided \(1 pairs\) \|")
+        self.assertRegex(md, r"\| apm write 4k qd1 sync \| 1100 \(1100\.\.1100\) \| 1000 \(1000\.\.1000\) \| 1\.10x \(n=1\) \| "
+                         r"undecided \(1 of the 6 pairs a verdict needs\) \|")
         self.assertNotIn("## Not measured", md)
 
     def test_benchmarks_need_the_peer(self):

@@ -30,7 +30,7 @@ set -euo pipefail
 A=$WORK/a B="$WORK/run b"
 # shellcheck disable=SC2054 # (commas in values: lists of the runner's options)
 ARGS=(--methods apm,raw --impl ours,peer --rw write --lat-bs 4k --bw-bs none --read-bs none
-	--qd 8 --repeats 4 --max-repeats 5 --settle 0 --runtime 1 --ramp 0 --instructions=sync --port 7500)
+	--qd 8 --repeats 4 --max-repeats 6 --settle 0 --runtime 1 --ramp 0 --instructions=sync --port 7500)
 # set per runner: its phase (written into each run's files), the log of its runs, the run
 # to cut short (a file name's stem) and how (INT: through the runner's trap; KILL: none)
 PHASE=0 LOG='' CUT='' CUT_HOW=''
@@ -70,8 +70,8 @@ cut_short() { # STEM IOPS
 }
 
 # fake run_fio STEM IMPL METHOD RW BS QD SYNC NJ PORT COST HOSTS: the files fio leaves.
-# IOPS by pair R: depth 1 ours 1.10x the peer's (decided after 5 pairs), depth 8 1.20x
-# and 0.85x by turns (to --max-repeats)
+# IOPS by pair R: depth 1 ours 1.10x the peer's (decided after 6 pairs, the fewest whose
+# interval covers 95%), depth 8 1.20x and 0.85x by turns (to --max-repeats)
 run_fio() {
 	local stem=$1 impl=$2 qd=$6 port=$9 cost=${10:-0} name=${1##*/} r iops
 	echo "$name $port" >>"$LOG"
@@ -208,9 +208,9 @@ expect "B 2: killed (no trap): partial (running), p003-r5.json truncated" \
 	is "$RC $(cat "$B/status") $(jq empty "$B/runs/p003-r5.json" 2>/dev/null && echo parses)" "137 partial (running) "
 resume_b 3 '' ''
 expect "B 3: resumed to the end, complete" is "$RC $(cat "$B/status")" "0 complete"
-expect "B 3: the pairs kept not decided again (depth 1: at 5 pairs; depth 8: at 4 and 5)" \
+expect "B 3: the pairs kept not decided again (depth 1: at 6 pairs; depth 8: at 4, 5 and 6)" \
 	is "$(sed -n '/^== phase 3/,$p' "$PROGRESS" | grep -o '^      [0-9] pairs' | tr -d ' ' | tr '\n' ' ')" \
-	"5pairs 4pairs 5pairs "
+	"6pairs 4pairs 5pairs 6pairs "
 
 expect "B's run files are A's" diff <(run_names "$A") <(run_names "$B")
 expect "B: no .failed left" is "$(find "$B/runs" -name '*.failed' | wc -l)" 0
@@ -223,8 +223,8 @@ expect "B: runs kept from before the breaks (p001-r1, p003-r4), the ones cut sho
 	is "$(phases p001-r1 p003-r4 p001-r5 p003-r5 p003-cost)" "1 2 2 3 3 "
 expect "B: env.json the first part's, each resume's beside it" \
 	is "$(cat "$B/env.json" "$B"/env-resume-*.json | jq -c .phase | tr '\n' ' ')" "1 2 3 "
-expect "B: pairs until decided, as in A: 5 at depth 1, 5 (--max-repeats) at depth 8" \
-	is "$(run_names "$B" | grep -cE '^p00[12]-r[0-9]+\.json$') $(run_names "$B" | grep -cE '^p00[34]-r[0-9]+\.json$')" "10 10"
+expect "B: pairs until decided, as in A: 6 at depth 1, 6 (--max-repeats) at depth 8" \
+	is "$(run_names "$B" | grep -cE '^p00[12]-r[0-9]+\.json$') $(run_names "$B" | grep -cE '^p00[34]-r[0-9]+\.json$')" "12 12"
 expect "B's figures (runs, costs, instructions) are A's" same_figures "$A" "$B"
 
 # what a resume keeps of the runs a break left, state by state

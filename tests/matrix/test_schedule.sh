@@ -7,7 +7,8 @@
 # (a unit test of the schedule: the runs themselves are make test-matrix-vm's). The
 # host's speed swings from pair to pair by up to 2x, on both sides alike. Checked:
 # the runs alternate ours, peer, ours, peer; a point where ours is 10% ahead in every
-# pair is decided after 5 pairs although the two sides' min..max ranges overlap; a
+# pair is decided after 6 pairs (the fewest whose interval covers 95%: 5 say undecided,
+# 93.8%) although the two sides' min..max ranges overlap; a
 # point whose pairs disagree (1.20x, 0.85x...) runs to --max-repeats and is reported
 # equal within a margin, not ahead or behind; the report (benchmarks) says so. And
 # --settle: a point of one implementation stops after 2 runs that agree. And
@@ -55,13 +56,16 @@ expect() { # WHAT COMMAND...
 }
 want_order() {
 	local want=() r
-	for ((r = 1; r <= 5; r++)); do want+=("ours 1 r$r" "peer 1 r$r"); done
+	for ((r = 1; r <= 6; r++)); do want+=("ours 1 r$r" "peer 1 r$r"); done
 	for ((r = 1; r <= 7; r++)); do want+=("ours 8 r$r" "peer 8 r$r"); done
 	diff <(printf '%s\n' "${want[@]}") "$WORK/order.log"
 }
-expect "runs interleaved: ours, peer a pair at a time; 5 pairs at depth 1, 7 at depth 8" want_order
-expect "depth 1 decided after 5 pairs, ahead" \
-	grep -q '^      5 pairs: IOPS ours/peer ahead: 1.10x .*: decided$' "$WORK/progress.log"
+expect "runs interleaved: ours, peer a pair at a time; 6 pairs at depth 1, 7 at depth 8" want_order
+expect "depth 1 undecided at 5 pairs: [min..max] covers 93.8%, not 95%" \
+	grep -q '^      5 pairs: IOPS ours/peer undecided: 1.10x (1.09..1.11, n=5, 93.8%); a 95% interval needs 6 pairs: one more pair$' \
+	"$WORK/progress.log"
+expect "depth 1 decided after 6 pairs, ahead, with n and the coverage" \
+	grep -q '^      6 pairs: IOPS ours/peer ahead: 1.10x (1.09..1.11, n=6, 96.9%): decided$' "$WORK/progress.log"
 expect "depth 8 undecided until --max-repeats" \
 	grep -q '^      7 pairs: IOPS ours/peer equal within .*: --max-repeats reached$' "$WORK/progress.log"
 expect "the ranges overlap at depth 1 (what a min..max comparison could not decide)" \
@@ -75,10 +79,10 @@ sys.exit(not (o["iops_min"] < p["iops_max"] and p["iops_min"] < o["iops_max"]))
 PY
 expect "status complete" grep -qx complete "$OUT/status"
 python3 "$ROOT/scripts/matrix/matrix" benchmarks "$OUT" --out "$WORK/BENCHMARKS.md" >/dev/null
-expect "BENCHMARKS.md: depth 1 ahead with its interval" \
-	grep -Eq '^\| apm write 4k qd1 sync \| .* \| 1\.10x \(1\.[01][0-9]\.\.1\.1[0-9]\) \| 5 \| ahead \|$' "$WORK/BENCHMARKS.md"
+expect "BENCHMARKS.md: depth 1 ahead with its interval, n and coverage" \
+	grep -Eq '^\| apm write 4k qd1 sync \| .* \| 1\.10x \(1\.09\.\.1\.11, n=6, 96\.9%\) \| ahead \|$' "$WORK/BENCHMARKS.md"
 expect "BENCHMARKS.md: depth 8 equal within a stated margin" \
-	grep -Eq '^\| apm write 4k qd8 \| .* \| 7 \| equal within \+-[0-9]+% \|$' "$WORK/BENCHMARKS.md"
+	grep -Eq '^\| apm write 4k qd8 \| .* \| 1\.20x \(0\.85\.\.1\.20, n=7, 98\.4%\) \| equal within \+-20% \|$' "$WORK/BENCHMARKS.md"
 expect "BENCHMARKS.md: the verdicts at a glance" \
 	grep -q '^2 points: ours ahead at 1, equal within the stated margin at 1, behind at 0\.$' "$WORK/BENCHMARKS.md"
 

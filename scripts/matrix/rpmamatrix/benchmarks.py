@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The benchmarks subcommand: docs/BENCHMARKS.md from a result folder of
 run_matrix.sh --impl ours,peer (make bench): the measured figures (IOPS, latency) ours
-against the peer's as a ratio with a confidence interval over the interleaved pairs and
-a verdict (verdicts.py); the counted ones (per I/O: exact) against their targets."""
+against the peer's as a ratio with the sign test's interval over the interleaved pairs,
+its coverage and a verdict (verdicts.py); the counted ones (per I/O: exact) against their
+targets."""
 import os
 import re
 
@@ -10,7 +11,8 @@ from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
 from .clientsbench import clients_md, read_runs as read_client_runs
 from .polling import polling_md, read_runs
-from .verdicts import AHEAD, BEHIND, EQUAL, verdict
+from .signtest import order_for
+from .verdicts import AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, verdict
 
 # docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
 BENCH_FIGURES = [
@@ -61,7 +63,7 @@ def interval_verdict(interval, better):
     """The verdict of a measured figure in the table's words."""
     word, margin = verdict(interval, better)
     return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(
-        word, f"undecided ({interval[3]} pairs)")
+        word, f"undecided ({interval.n} of the {MIN_PAIRS} pairs a verdict needs)")
 
 
 def measured_line(o, p, col, better, digits):
@@ -72,9 +74,8 @@ def measured_line(o, p, col, better, digits):
                 f"{fmt(r[col.replace('_median', '_max')], digits)})"
                 if r.get(col.replace("_median", "_min")) is not None else fmt(r[col], digits))
     interval = paired_figure(o, p, col[:-len("_median")])
-    ratio, lo, hi, n = interval
-    x = "" if ratio is None else f"{ratio:.2f}x" + ("" if lo is None else f" ({lo:.2f}..{hi:.2f})")
-    line = f"| {point_label(o)} | {cell(o)} | {cell(p)} | {x} | {n} | {interval_verdict(interval, better)} |"
+    line = (f"| {point_label(o)} | {cell(o)} | {cell(p)} | {interval_text(interval)} | "
+            f"{interval_verdict(interval, better)} |")
     return line, verdict(interval, better)
 
 
@@ -106,10 +107,51 @@ def figure_tables(pairs):
             lines.append(line)
         if not lines:
             continue
-        head = (["point", "ours", "peer", "ours/peer (95% CI)", "pairs", "verdict"]
+        head = (["point", "ours", "peer", "ours/peer (interval, pairs, coverage)", "verdict"]
                 if col.endswith("_median") else ["point", "ours", "peer", "ours/peer", "target", "verdict"])
         md += [f"## {title}", ""] + table_head(head) + lines + [""]
     return md, tally
+
+
+def pairs_range(options):
+    """(--repeats, --max-repeats) of the run, or None when options.json lacks them."""
+    try:
+        return int(options["repeats"]), int(options.get("max_repeats", options["repeats"]))
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def intervals_section(options):
+    """How the measured figures' intervals and verdicts are made: the method, what its
+    coverage means, how many pairs, and the coverage at each n (computed, exact)."""
+    first, cap = pairs_range(options) or (MIN_PAIRS, 12)
+    md = ["## How the verdicts are made", "",
+          "- **The interval: the sign test's**, of the median of the pairs' ratios "
+          "ours/peer (`scripts/matrix/rpmamatrix/signtest.py`). Of the n ratios sorted, the "
+          "k-th smallest and the k-th largest bound it, k the largest whose coverage reaches "
+          f"{LEVEL:.0%}. Its **coverage** is the probability that an interval made so contains "
+          "the true median ratio (the ratio a pair is as likely to be above as below): "
+          "1 - 2 P(binomial(n, 1/2) <= k - 1), exact for any distribution of the ratios as "
+          "long as the pairs are independent. Only a few coverages exist at each n, so each "
+          "interval states n and its own, `1.10x (1.04..1.18, n=9, 96.1%)`.",
+          f"- **n**: {first} pairs, then one more at a time until the IOPS interval decides "
+          "(it excludes 1.00x: ahead or behind; or it lies within +-margin of it: equal) or "
+          f"{cap} pairs have run (`run_matrix.sh --repeats`, `--max-repeats`, `--margin`; "
+          "the runner asks `matrix decide` after each pair). No interval of fewer than "
+          f"{MIN_PAIRS} pairs reaches {LEVEL:.0%} (5 pairs' [min..max] covers 93.75%): there "
+          "the verdict is **undecided**, the interval shown with its coverage.",
+          "- **Why not a bootstrap**: the 95% bootstrap interval of the median used before "
+          "was [min..max] of 5 pairs and the 2nd smallest to the 2nd largest ratio of 7 or 8, "
+          "which cover 93.75%, 87.5% and 93.0%; two runs of make bench the same day "
+          "disagreed. **Why not Wilcoxon's signed-rank interval** (narrower): it "
+          "assumes ratios symmetric about their centre, and a stall of the host makes one "
+          "pair's ratio wild on the side of whichever run met it.", ""]
+    md += table_head(["pairs n", "interval: ratios k..n+1-k of the sorted", "coverage"])
+    for n in range(max(2, min(first, MIN_PAIRS - 1)), cap + 1):
+        k, cov = order_for(n, LEVEL)
+        md.append(f"| {n} | {k}..{n + 1 - k} | {coverage_pct(cov):.1f}%"
+                  + ("" if cov >= LEVEL else f" (below {LEVEL:.0%}: undecided)") + " |")
+    return md + [""]
 
 
 def host_command(options):
@@ -147,9 +189,12 @@ def benchmarks_md(folder, rows):
            f"{options.get('runtime', '?')} s measured after {options.get('ramp', '?')} s of warm-up; "
            "clients and GPSPM servers busy-poll",
            "- the measured figures (IOPS, latency): median (min..max) a side; ours/peer is the "
-           "median of the pairs' ratios with its 95% bootstrap confidence interval "
-           "(`scripts/matrix/rpmamatrix/verdicts.py`); **ahead** or **behind** only when the "
-           "interval excludes 1.00x, else **equal within +-X%**, X the interval's farther end",
+           "median of the pairs' ratios with the sign test's interval of it: order statistics "
+           "of the n pairs' ratios, the narrowest whose exact coverage of the true median "
+           f"ratio reaches {LEVEL:.0%} (`scripts/matrix/rpmamatrix/signtest.py`), stated with n "
+           f"and that coverage; **ahead** or **behind** only when such an interval excludes "
+           f"1.00x, else **equal within +-X%**, X the interval's farther end; **undecided** "
+           f"below {MIN_PAIRS} pairs ([min..max] of 5 covers 93.75%)",
            "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "
            "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
            "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs): exact, so "
@@ -158,6 +203,7 @@ def benchmarks_md(folder, rows):
            "peer); batched points post `iodepth` I/Os at a time and reap them all before the next "
            "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
     tables, tally = figure_tables(pairs)
+    md += intervals_section(options)
     md += ["## IOPS verdicts at a glance", "",
            f"{len(pairs)} points: ours ahead at {tally.get(AHEAD, 0)}, equal within the stated "
            f"margin at {tally.get(EQUAL, 0)}, behind at {tally.get(BEHIND, 0)}"

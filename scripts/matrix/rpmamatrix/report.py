@@ -87,7 +87,7 @@ def versus_table(rows):
     pairs = peer_pairs(rows)
     if not pairs:
         return []
-    head = ["point"] + [h for _, h, _ in VERSUS] + ["IOPS verdict (pairs, 95% CI)"]
+    head = ["point"] + [h for _, h, _ in VERSUS] + ["IOPS verdict (interval, pairs, coverage)"]
     lines = table_head(head)
     for o, p in pairs:
         cells = []
@@ -150,9 +150,11 @@ def build(folder):
                "ours / peer at each point both measured: above 1.00x for IOPS, below for "
                "everything else, means ours is better. Latency figures are medians of the "
                "measured runs; costs come from the cost runs (next section). The runs of ours "
-               "and the peer alternate (pairs); the verdict is ahead or behind only when the "
-               "95% confidence interval of the pairs' IOPS ratio excludes 1.00x, else equal "
-               "within the interval's margin (5 pairs at least).", ""] + versus
+               "and the peer alternate (pairs); the IOPS ratio is the median of the pairs' "
+               "with the sign test's interval (order statistics of the pairs' ratios, n and "
+               "the interval's exact coverage given); the verdict is ahead or behind only when "
+               "an interval covering 95% or more excludes 1.00x, else equal within the "
+               "interval's margin (6 pairs at least: 5 pairs' [min..max] covers 93.75%).", ""] + versus
     costs = cost_table(rows)
     if costs:
         md += ["", "## Per-I/O costs", "",
