@@ -67,11 +67,12 @@ The sweep:
                        (make peer: build/peer/fio), for apm, gpspm-busy and gpspm-sleep
                        (not GPSPM reads: its client cannot read). With both, each point's
                        runs alternate (ours, peer, ours, peer...: pairs) and the report
-                       gives ours/peer with a 95% confidence interval over the pairs:
+                       gives ours/peer with the sign test's interval of the pairs'
+                       median ratio and its exact coverage (95% or more from 6 pairs):
                        ahead or behind only when it excludes 1.00x, else equal within +-X%
   --max-repeats N      with --impl ours,peer: add pairs beyond --repeats, up to N, until
-                       the IOPS verdict is decided (default 3 x --repeats; an interval
-                       needs 5 pairs at least)
+                       the IOPS verdict is decided (default 3 x --repeats; a verdict
+                       needs 6 pairs at least)
   --margin PCT         ... decided: ahead, behind, or equal within +-PCT% (default 5)
   --no-costs           skip the cost run of each point (see below)
   --instructions       also count the user-space instructions per I/O of the engine and
@@ -503,7 +504,8 @@ point_key() {
 # The runs of one point, interleaved over its implementations (ours, peer, ours, peer,
 # ...: a slow period of the host hits both), then each one's cost and instructions
 # runs. With two implementations, pairs beyond --repeats are added (up to
-# --max-repeats) until the IOPS verdict is decided (scripts/matrix/rpmamatrix/verdicts.py).
+# --max-repeats) until the IOPS verdict is decided: `matrix decide` says when
+# (scripts/matrix/rpmamatrix/sequential.py).
 measure_point() { # PLAN_ROW...
 	local r row max=$REPEATS verdict
 	[ $# -lt 2 ] || max=$MAX_REPEATS
@@ -522,14 +524,16 @@ measure_point() { # PLAN_ROW...
 			break
 		fi
 		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ]; then
-			local ids=()
+			local ids=() rc=0
 			for row; do ids+=("${row%%$'\t'*}"); done
-			if verdict=$(python3 "$MATRIX" decide "$OUT" "${ids[0]}" "${ids[1]}" --margin "$MARGIN"); then
-				echo "      $r pairs: $verdict: decided" >&2
-				break
-			fi
-			[ "$r" -eq "$max" ] || echo "      $r pairs: $verdict: one more pair" >&2
-			[ "$r" -lt "$max" ] || echo "      $r pairs: $verdict: --max-repeats reached" >&2
+			# one more pair or not is decide's (scripts/matrix/rpmamatrix/sequential.py):
+			# exit 0 stop (decided, or the cap), 3 one more pair, anything else a failure
+			verdict=$(python3 "$MATRIX" decide "$OUT" "${ids[0]}" "${ids[1]}" --margin "$MARGIN" \
+				--pairs "$r" --min-pairs "$REPEATS" --max-pairs "$max") || rc=$?
+			[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] ||
+				die "matrix decide failed at ${ids[0]} and ${ids[1]} (status $rc)"
+			echo "      $r pairs: $verdict" >&2
+			[ "$rc" -eq 3 ] || break
 		fi
 	done
 	for row; do

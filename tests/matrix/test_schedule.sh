@@ -10,7 +10,8 @@
 # pair is decided after 6 pairs (the fewest whose interval covers 95%: 5 say undecided,
 # 93.8%) although the two sides' min..max ranges overlap; a
 # point whose pairs disagree (1.20x, 0.85x...) runs to --max-repeats and is reported
-# equal within a margin, not ahead or behind; the report (benchmarks) says so. And
+# equal within a margin, not ahead or behind; the report (benchmarks) says so, with the
+# looks' joint coverage; decide's exit status (stop, one more pair, a failure). And
 # --settle: a point of one implementation stops after 2 runs that agree. And
 # --server-load: the real burner around each load point's run.
 set -euo pipefail
@@ -68,6 +69,17 @@ expect "depth 1 decided after 6 pairs, ahead, with n and the coverage" \
 	grep -q '^      6 pairs: IOPS ours/peer ahead: 1.10x (1.09..1.11, n=6, 96.9%): decided$' "$WORK/progress.log"
 expect "depth 8 undecided until --max-repeats" \
 	grep -q '^      7 pairs: IOPS ours/peer equal within .*: --max-repeats reached$' "$WORK/progress.log"
+decide_status() { # WANT_STATUS ARGS...: matrix decide's exit status (0 stop, 3 one more pair)
+	local rc=0
+	python3 "$ROOT/scripts/matrix/matrix" decide "$OUT" "${@:2}" >/dev/null || rc=$?
+	[ "$rc" -eq "$1" ]
+}
+expect "decide: depth 8 at 6 of 3..7 pairs, equal within 20%: one more pair (status 3)" \
+	decide_status 3 p003 p004 --pairs 6 --min-pairs 3 --max-pairs 7 --margin 5
+expect "decide: depth 8 at the cap: stop (status 0)" \
+	decide_status 0 p003 p004 --pairs 7 --min-pairs 3 --max-pairs 7 --margin 5
+expect "decide: a point not in the plan fails (status 2), not one more pair" \
+	decide_status 2 p003 p999 --pairs 7 --min-pairs 3 --max-pairs 7
 expect "the ranges overlap at depth 1 (what a min..max comparison could not decide)" \
 	python3 - "$OUT" <<'PY'
 import sys
@@ -83,6 +95,8 @@ expect "BENCHMARKS.md: depth 1 ahead with its interval, n and coverage" \
 	grep -Eq '^\| apm write 4k qd1 sync \| .* \| 1\.10x \(1\.09\.\.1\.11, n=6, 96\.9%\) \| ahead \|$' "$WORK/BENCHMARKS.md"
 expect "BENCHMARKS.md: depth 8 equal within a stated margin" \
 	grep -Eq '^\| apm write 4k qd8 \| .* \| 1\.20x \(0\.85\.\.1\.20, n=7, 98\.4%\) \| equal within \+-20% \|$' "$WORK/BENCHMARKS.md"
+expect "BENCHMARKS.md: the looks' joint coverage (6 and 7 pairs: 62/64)" \
+	grep -q 'looked at after each pair from 6 to 7 .* together with probability 96\.9% (exact)' "$WORK/BENCHMARKS.md"
 expect "BENCHMARKS.md: the verdicts at a glance" \
 	grep -q '^2 points: ours ahead at 1, equal within the stated margin at 1, behind at 0\.$' "$WORK/BENCHMARKS.md"
 

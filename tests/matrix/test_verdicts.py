@@ -14,7 +14,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
-from rpmamatrix import signtest, verdicts  # noqa: E402
+from rpmamatrix import sequential, signtest, verdicts  # noqa: E402
 from rpmamatrix.compare import cmd_compare  # noqa: E402
 from rpmamatrix.common import PLAN_COLUMNS  # noqa: E402
 from test_costs import fio_doc  # noqa: E402
@@ -112,6 +112,32 @@ class BootstrapWasOverconfident(unittest.TestCase):
         self.assertFalse(verdicts.decided(iv, 5))
         self.assertEqual(verdicts.verdict_text(iv, +1),
                          "equal within +-74%: 1.30x (0.96..1.74, n=7, 98.4%)")
+
+
+class PairsUntilDecided(unittest.TestCase):
+    """sequential.next_step: what run_matrix.sh does after each pair."""
+    AHEAD_8 = verdicts.paired_interval(*pairs_of([1.1] * 8))
+    NOISY_8 = verdicts.paired_interval(*pairs_of([1.2, 0.85] * 4))
+
+    def test_decided_stops(self):
+        self.assertEqual(sequential.next_step(self.AHEAD_8, 8, 5, 12, 5), (True, "decided"))
+
+    def test_the_plans_pairs_first(self):
+        self.assertEqual(sequential.next_step(self.AHEAD_8, 8, 9, 12, 5).stop, False)
+
+    def test_undecided_adds_a_pair_until_the_cap(self):
+        self.assertEqual(sequential.next_step(self.NOISY_8, 8, 5, 12, 5), (False, "one more pair"))
+        self.assertEqual(sequential.next_step(self.NOISY_8, 12, 5, 12, 5), (True, "--max-repeats reached"))
+        self.assertEqual(sequential.next_step(self.NOISY_8, 13, 5, 12, 5).stop, True)
+
+    def test_five_pairs_never_decide(self):
+        five = verdicts.paired_interval(*pairs_of([1.5] * 5))
+        self.assertEqual(sequential.next_step(five, 5, 5, 12, 50), (False, "one more pair"))
+        self.assertEqual(sequential.next_step(five, 5, 5, 5, 50), (True, "--max-repeats reached"))
+
+    def test_verdicts_coverage(self):
+        self.assertAlmostEqual(sequential.verdicts_coverage(5, 8), 62 / 64)
+        self.assertEqual(sequential.verdicts_coverage(3, 5), None)  # no look can decide
 
 
 class Intervals(unittest.TestCase):

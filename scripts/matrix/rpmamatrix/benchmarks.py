@@ -11,6 +11,7 @@ from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
 from .clientsbench import clients_md, read_runs as read_client_runs
 from .polling import polling_md, read_runs
+from .sequential import verdicts_coverage
 from .signtest import order_for
 from .verdicts import AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, verdict
 
@@ -113,6 +114,21 @@ def figure_tables(pairs):
     return md, tally
 
 
+def sequence_note(options):
+    """What stopping at the first decided look does to the verdicts, from the run's
+    --repeats and --max-repeats (sequential.py)."""
+    if pairs_range(options) is None:
+        return ""
+    first, cap = pairs_range(options)
+    together = verdicts_coverage(first, cap)
+    if together is None or cap <= max(first, MIN_PAIRS):
+        return ""
+    return (f"; the IOPS verdict is looked at after each pair from {max(first, MIN_PAIRS)} to "
+            f"{cap} and stops at the first that decides: all those looks' intervals cover the "
+            f"true ratio together with probability {together:.1%} (exact), the least chance "
+            "that a verdict is right")
+
+
 def pairs_range(options):
     """(--repeats, --max-repeats) of the run, or None when options.json lacks them."""
     try:
@@ -194,7 +210,7 @@ def benchmarks_md(folder, rows):
            f"ratio reaches {LEVEL:.0%} (`scripts/matrix/rpmamatrix/signtest.py`), stated with n "
            f"and that coverage; **ahead** or **behind** only when such an interval excludes "
            f"1.00x, else **equal within +-X%**, X the interval's farther end; **undecided** "
-           f"below {MIN_PAIRS} pairs ([min..max] of 5 covers 93.75%)",
+           f"below {MIN_PAIRS} pairs ([min..max] of 5 covers 93.75%)" + sequence_note(options),
            "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "
            "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
            "by the RDMA device's `sent_pkts` (docs/matrix.md, Per-I/O costs): exact, so "

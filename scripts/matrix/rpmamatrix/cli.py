@@ -26,9 +26,10 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
   matrix compare A B OUT    both folders on the same charts, plus a table of ratios
                with confidence intervals and verdicts
-  matrix decide DIR OURS PEER [--margin PCT]
-               whether the IOPS of point OURS vs its interleaved twin PEER are
-               decided (exit 0) or need more pairs (exit 1)
+  matrix decide DIR OURS PEER [--margin PCT] [--pairs R --min-pairs N --max-pairs M]
+               after pair R of N..M: whether the IOPS of point OURS vs its
+               interleaved twin PEER need one more pair (exit 3) or not (exit 0:
+               decided, or the cap reached); prints the verdict and why
   matrix settled DIR POINT --within PCT
                whether the runs of POINT so far (2 at least) agree within PCT%
                (max - min over the median IOPS): exit 0, else 1
@@ -116,6 +117,10 @@ def main():
     dc.add_argument("peer", help="the point id of its twin")
     dc.add_argument("--margin", type=float, default=DEFAULT_MARGIN_PCT,
                     help="percent within which 'equal' decides (default %(default)s)")
+    dc.add_argument("--pairs", type=int, help="pairs run so far (default: those measured)")
+    dc.add_argument("--min-pairs", type=int, default=1, help="pairs planned (run_matrix.sh --repeats)")
+    dc.add_argument("--max-pairs", type=int,
+                    help="the cap (run_matrix.sh --max-repeats; default: stop after this pair)")
     dc.set_defaults(fn=cmd_decide)
     st = sub.add_parser("settled", help="whether a point's runs agree closely enough to stop")
     st.add_argument("dir")
