@@ -13,14 +13,18 @@
  *   offset 4  u8   descriptor[24]       the region's librpma descriptor, zero-padded
  *   offset 28 u8   flags                rpma-fio servers only: bit 0 = the region
  *                                       takes a native RDMA FLUSH (registered with
- *                                       flush access); other bits 0
+ *                                       flush access); bit 1 = a GPSPM
+ *                                       server that takes flush requests
+ *                                       carrying ranges (gpspm/msg.h); other
+ *                                       bits 0
  *
  * A server of ours sends 29 bytes, fio 3.33's 28 (its clients read no further
  * than the descriptor). The connection manager may deliver more (an RDMA CM
  * reply over InfiniBand/RoCE carries a fixed-size private data field, the rest
  * zero-filled), so a decoder accepts any length that holds the fixed part and
  * the descriptor it announces; a missing or zero flags byte means "no flags":
- * a fio 3.33 server's region is flushed by emulation.
+ * a fio 3.33 server's region is flushed by emulation, and its GPSPM server gets
+ * the plain flush requests it knows.
  */
 #ifndef RPMAFIO_WORKSPACE_H
 #define RPMAFIO_WORKSPACE_H
@@ -35,6 +39,8 @@
 #define RPMAFIO_WS_FLAGS_OFF RPMAFIO_WS_FIO333_SIZE
 #define RPMAFIO_WS_SIZE (RPMAFIO_WS_FLAGS_OFF + 1)	/* what a server of ours sends */
 #define RPMAFIO_WS_FLUSH_NATIVE 0x01	/* flags: the region takes a native FLUSH */
+#define RPMAFIO_WS_RANGED_FLUSH 0x02	/* flags: the server takes ranged flush requests */
+#define RPMAFIO_WS_FLAGS_KNOWN (RPMAFIO_WS_FLUSH_NATIVE | RPMAFIO_WS_RANGED_FLUSH)
 
 struct rpmafio_ws {
 	uint16_t max_msg_num;
@@ -42,6 +48,7 @@ struct rpmafio_ws {
 	uint8_t mr_desc_size;
 	uint8_t mr_desc[RPMAFIO_WS_DESC_MAX];
 	bool flush_native;	/* flags bit 0 */
+	bool ranged_flush;	/* flags bit 1 */
 };
 
 /*

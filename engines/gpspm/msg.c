@@ -43,6 +43,7 @@ struct msg_spec {
 	const char *const *names; /* names[i] is field i + 1 */
 	const size_t *dst;
 	unsigned nfields;	/* <= MSG_FIELDS_MAX */
+	bool ranged;		/* takes field GPSPM_FIELD_RANGES (our extension) */
 };
 
 static const char *const req_names[] = {"offset", "length", "op_context"};
@@ -50,8 +51,9 @@ static const size_t req_dst[] = {offsetof(struct gpspm_req, offset),
 	offsetof(struct gpspm_req, length), offsetof(struct gpspm_req, op_context)};
 static const char *const resp_names[] = {"op_context"};
 static const size_t resp_dst[] = {offsetof(struct gpspm_resp, op_context)};
-static const struct msg_spec req_spec = {"flush request", req_names, req_dst, 3};
-static const struct msg_spec resp_spec = {"flush response", resp_names, resp_dst, 1};
+static const struct msg_spec req_spec = {"flush request", req_names, req_dst, 3, false};
+static const struct msg_spec ranged_spec = {"flush request", req_names, req_dst, 3, true};
+static const struct msg_spec resp_spec = {"flush response", resp_names, resp_dst, 1, false};
 
 static enum gpspm_msg_status say(enum gpspm_msg_status st, char *why, size_t whylen,
 		const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -92,6 +94,46 @@ static const char *wire_type_str(unsigned wt)
 	return names[wt & 7];
 }
 
+/* the ranges' key: field 15, length-delimited (2) */
+#define RANGES_KEY ((uint8_t)((GPSPM_FIELD_RANGES << 3) | 2))
+
+/*
+ * Field 15 at byte `at` (its key read, *pos after it): the packed ranges into
+ * rg, or why not. Only their encoding here; what they say: ranges_consistent().
+ */
+static enum gpspm_msg_status read_ranges(const struct msg_spec *sp, const uint8_t *b,
+		size_t len, size_t *pos, size_t at, unsigned wt, struct gpspm_ranges *rg,
+		char *why, size_t whylen)
+{
+	uint64_t size;
+
+	if (wt != 2)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) at byte %zu has "
+			"wire type %s, expected length-delimited", sp->what, GPSPM_FIELD_RANGES, at,
+			wire_type_str(wt));
+	if (rg->n)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) comes twice "
+			"(again at byte %zu)", sp->what, GPSPM_FIELD_RANGES, at);
+	if (read_varint(b, len, pos, &size))
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: the "
+			"size of field %d (ranges) at byte %zu is cut off or too long", sp->what,
+			len, GPSPM_FIELD_RANGES, at);
+	if (size > len - *pos)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: field "
+			"%d (ranges) at byte %zu announces %llu bytes, %zu left", sp->what, len,
+			GPSPM_FIELD_RANGES, at, (unsigned long long)size, len - *pos);
+	if (size == 0 || size % GPSPM_RANGE_SIZE || size / GPSPM_RANGE_SIZE > GPSPM_RANGES_MAX)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) at byte %zu "
+			"holds %llu bytes, not 1-%d ranges of %d", sp->what, GPSPM_FIELD_RANGES, at,
+			(unsigned long long)size, GPSPM_RANGES_MAX, GPSPM_RANGE_SIZE);
+	rg->n = (uint32_t)(size / GPSPM_RANGE_SIZE);
+	for (uint32_t i = 0; i < rg->n; i++, *pos += GPSPM_RANGE_SIZE) {
+		rg->r[i].offset = get_u64le(b + *pos);
+		rg->r[i].length = get_u64le(b + *pos + 8);
+	}
+	return GPSPM_MSG_OK;
+}
+
 /*
  * Walk a message's fields as protobuf reads them (in any order; a repeated
  * field: the last one wins) into vals[], or say why it is not acceptable: the
@@ -99,7 +141,7 @@ static const char *wire_type_str(unsigned wt)
  * 10 bytes); only the message's own field numbers, each as fixed64, may come.
  */
 static enum gpspm_msg_status walk(const struct msg_spec *sp, const uint8_t *b, size_t len,
-		uint64_t *vals, char *why, size_t whylen)
+		uint64_t *vals, struct gpspm_ranges *rg, char *why, size_t whylen)
 {
 	uint32_t seen = 0;
 	size_t pos = 0;
@@ -119,6 +161,13 @@ static enum gpspm_msg_status walk(const struct msg_spec *sp, const uint8_t *b, s
 		if (number == 0 || number > 0x1fffffff)
 			return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: invalid field number %llu at "
 				"byte %zu", sp->what, (unsigned long long)number, at);
+		if (number == GPSPM_FIELD_RANGES && sp->ranged) {
+			enum gpspm_msg_status st = read_ranges(sp, b, len, &pos, at, wt, rg, why,
+				whylen);
+			if (st != GPSPM_MSG_OK)
+				return st;
+			continue;
+		}
 		if (number > sp->nfields)
 			return say(GPSPM_MSG_UNKNOWN, why, whylen, "%s: unknown field %llu (wire type "
 				"%s) at byte %zu", sp->what, (unsigned long long)number,
@@ -173,6 +222,32 @@ int gpspm_req_encode(const struct gpspm_req *req, void *buf, size_t cap, size_t 
 	return 0;
 }
 
+int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
+		void *buf, size_t cap, size_t *len)
+{
+	if (rg == NULL || rg->n == 0)
+		return gpspm_req_encode(req, buf, cap, len);
+	const size_t size = (size_t)rg->n * GPSPM_RANGE_SIZE;
+	if (rg->n > GPSPM_RANGES_MAX || cap < GPSPM_REQ_SIZE + 3 + size ||
+			gpspm_req_encode(req, buf, cap, len))
+		return -1;
+	uint8_t *p = (uint8_t *)buf + GPSPM_REQ_SIZE;
+	*p++ = RANGES_KEY;
+	/* the size as a varint: 16..480, one byte below 128 */
+	if (size < 0x80) {
+		*p++ = (uint8_t)size;
+	} else {
+		*p++ = (uint8_t)(size | 0x80);
+		*p++ = (uint8_t)(size >> 7);
+	}
+	for (uint32_t i = 0; i < rg->n; i++, p += GPSPM_RANGE_SIZE) {
+		put_u64le(p, rg->r[i].offset);
+		put_u64le(p + 8, rg->r[i].length);
+	}
+	*len = (size_t)(p - (uint8_t *)buf);
+	return 0;
+}
+
 int gpspm_resp_encode(const struct gpspm_resp *resp, void *buf, size_t cap, size_t *len)
 {
 	if (resp == NULL || buf == NULL || len == NULL || cap < GPSPM_RESP_SIZE)
@@ -200,31 +275,77 @@ static bool canonical(const struct msg_spec *spec, const uint8_t *b, size_t len,
 	return true;
 }
 
-/* a message of spec's kind into its struct at out (NULL: only checked); out only on success */
+/*
+ * What ranges must say (msg.h): each non-empty, not wrapping around, above the
+ * previous one's end, their span the request's offset/length -- so that the
+ * server never persists a byte twice and its count cannot overflow.
+ */
+static enum gpspm_msg_status ranges_consistent(const uint64_t *vals,
+		const struct gpspm_ranges *rg, char *why, size_t whylen)
+{
+	uint64_t end = 0;
+
+	for (uint32_t i = 0; i < rg->n; i++) {
+		const struct gpspm_range *r = &rg->r[i];
+		if (r->length == 0 || r->length > UINT64_MAX - r->offset ||
+				(i > 0 && r->offset <= end))
+			return say(GPSPM_MSG_MALFORMED, why, whylen, "flush request: range %u "
+				"(offset %llu length %llu) is empty, wraps around or is not above the "
+				"previous one's end", i, (unsigned long long)r->offset,
+				(unsigned long long)r->length);
+		end = r->offset + r->length;
+	}
+	if (vals[0] != rg->r[0].offset || vals[1] != end - rg->r[0].offset)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "flush request: offset %llu length "
+			"%llu is not the span of its ranges [%llu, %llu)", (unsigned long long)vals[0],
+			(unsigned long long)vals[1], (unsigned long long)rg->r[0].offset,
+			(unsigned long long)end);
+	return GPSPM_MSG_OK;
+}
+
+/*
+ * A message of spec's kind into its struct at out (NULL: only checked), its
+ * ranges into rg (ranged spec only); outputs only on success.
+ */
 static enum gpspm_msg_status decode(const struct msg_spec *spec, const void *buf, size_t len,
-		void *out, char *why, size_t whylen)
+		void *out, struct gpspm_ranges *rg, char *why, size_t whylen)
 {
 	/* (every field is written before GPSPM_MSG_OK; zeros for the analyzer's sake) */
 	uint64_t vals[MSG_FIELDS_MAX] = {0};
+	struct gpspm_ranges got;
 	enum gpspm_msg_status st = check_size(spec, buf, len, why, whylen);
 
+	got.n = 0;
 	if (st == GPSPM_MSG_OK && !canonical(spec, buf, len, vals))
-		st = walk(spec, buf, len, vals, why, whylen);
+		st = walk(spec, buf, len, vals, &got, why, whylen);
+	if (st == GPSPM_MSG_OK && got.n)
+		st = ranges_consistent(vals, &got, why, whylen);
 	for (unsigned i = 0; st == GPSPM_MSG_OK && out && i < spec->nfields; i++)
 		*(uint64_t *)((char *)out + spec->dst[i]) = vals[i];
+	if (st == GPSPM_MSG_OK && rg) {
+		rg->n = got.n;
+		for (uint32_t i = 0; i < got.n; i++)
+			rg->r[i] = got.r[i];
+	}
 	return st;
 }
 
 enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm_req *req,
 		char *why, size_t whylen)
 {
-	return decode(&req_spec, buf, len, req, why, whylen);
+	return decode(&req_spec, buf, len, req, NULL, why, whylen);
+}
+
+enum gpspm_msg_status gpspm_req_decode_ranged(const void *buf, size_t len,
+		struct gpspm_req *req, struct gpspm_ranges *rg, char *why, size_t whylen)
+{
+	return decode(&ranged_spec, buf, len, req, rg, why, whylen);
 }
 
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen)
 {
-	return decode(&resp_spec, buf, len, resp, why, whylen);
+	return decode(&resp_spec, buf, len, resp, NULL, why, whylen);
 }
 
 const char *gpspm_msg_status_str(enum gpspm_msg_status st)
@@ -240,19 +361,33 @@ const char *gpspm_msg_status_str(enum gpspm_msg_status st)
 	return "?";
 }
 
+/* is [offset, offset + len) in the workspace? If not, why says so */
+static bool in_workspace(uint64_t offset, uint64_t len, uint64_t ws_size, char *why,
+		size_t whylen)
+{
+	if (gpspm_range_ok(offset, len, ws_size))
+		return true;
+	if (why && whylen)
+		snprintf(why, whylen, "offset %llu length %llu is outside the %llu-byte workspace",
+			(unsigned long long)offset, (unsigned long long)len,
+			(unsigned long long)ws_size);
+	return false;
+}
+
 enum gpspm_req_kind gpspm_req_check(const void *buf, size_t len, uint64_t ws_size,
-		struct gpspm_req *req, char *why, size_t whylen)
+		struct gpspm_req *req, struct gpspm_ranges *rg, char *why, size_t whylen)
 {
 	struct gpspm_req r = {0};
-	if (gpspm_req_decode(buf, len, &r, why, whylen) != GPSPM_MSG_OK)
+
+	if ((rg ? gpspm_req_decode_ranged(buf, len, &r, rg, why, whylen) :
+			gpspm_req_decode(buf, len, &r, why, whylen)) != GPSPM_MSG_OK)
 		return GPSPM_REQ_MALFORMED;
-	if (!gpspm_req_is_last(&r) && !gpspm_range_ok(r.offset, r.length, ws_size)) {
-		if (why && whylen)
-			snprintf(why, whylen, "offset %llu length %llu is outside the %llu-byte "
-				"workspace", (unsigned long long)r.offset,
-				(unsigned long long)r.length, (unsigned long long)ws_size);
+	if (!gpspm_req_is_last(&r) && !in_workspace(r.offset, r.length, ws_size, why, whylen))
 		return GPSPM_REQ_OUT_OF_RANGE;
-	}
+	/* (inside the span, so inside the workspace too: checked each all the same) */
+	for (uint32_t i = 0; rg && i < rg->n; i++)
+		if (!in_workspace(rg->r[i].offset, rg->r[i].length, ws_size, why, whylen))
+			return GPSPM_REQ_OUT_OF_RANGE;
 	*req = r;
 	return gpspm_req_is_last(&r) ? GPSPM_REQ_LAST : GPSPM_REQ_FLUSH;
 }

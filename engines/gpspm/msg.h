@@ -13,6 +13,19 @@
  * am done"), answered by nobody. Either side posts receive buffers of
  * GPSPM_MSG_MAX bytes, so no message may be longer.
  *
+ * An extension of ours (gpspm_flush.proto, field 15), only between our own
+ * client and a server of ours that announced it takes it (the workspace's
+ * flags, common/workspace.h): a request may carry the batch's written ranges,
+ * packed, after the three fields above:
+ *
+ *   7a <size varint> (<offset u64 LE> <length u64 LE>) x n,  n = 1..GPSPM_RANGES_MAX
+ *
+ * The ranges are ascending, non-empty and apart (the client merged those that
+ * touch), and offset/length still name their span, from the first range's
+ * offset to the last one's end. The server persists the ranges, not the span.
+ * fio 3.33's peer never sees one: our client sends it to no server that did
+ * not announce it, and the peer's client sends none.
+ *
  * Decoders take input from the network: anything but a well-formed message
  * of exactly the expected fields -- empty, longer than GPSPM_MSG_MAX,
  * truncated, a field of the wrong wire type, a required field missing, an
@@ -31,11 +44,29 @@
 /* what the encoders produce (fixed64 fields: fixed sizes) */
 #define GPSPM_REQ_SIZE 27
 #define GPSPM_RESP_SIZE 9
+/* the ranges field: its key, and how many ranges fit a receive buffer with the rest */
+#define GPSPM_FIELD_RANGES 15
+#define GPSPM_RANGE_SIZE 16
+#define GPSPM_RANGES_MAX 30
+/* key byte, a 2-byte size varint, the ranges */
+#define GPSPM_REQ_RANGED_MAX (GPSPM_REQ_SIZE + 3 + GPSPM_RANGE_SIZE * GPSPM_RANGES_MAX)
+_Static_assert(GPSPM_REQ_RANGED_MAX <= GPSPM_MSG_MAX, "a ranged request fits a receive buffer");
 
 struct gpspm_req {
 	uint64_t offset;	/* into the server's workspace */
 	uint64_t length;
 	uint64_t op_context;	/* the client's tag, echoed in the response */
+};
+
+/* a ranged request's ranges (n == 0: a plain request, persist its span) */
+struct gpspm_range {
+	uint64_t offset;
+	uint64_t length;
+};
+
+struct gpspm_ranges {
+	uint32_t n;
+	struct gpspm_range r[GPSPM_RANGES_MAX];
 };
 
 struct gpspm_resp {
@@ -60,6 +91,14 @@ int gpspm_req_encode(const struct gpspm_req *req, void *buf, size_t cap, size_t 
 int gpspm_resp_encode(const struct gpspm_resp *resp, void *buf, size_t cap, size_t *len);
 
 /*
+ * A request with its ranges (rg NULL or rg->n == 0: the plain request). The
+ * caller gives ranges as msg.h describes them (req's offset/length their span);
+ * -1 also when rg->n is above GPSPM_RANGES_MAX.
+ */
+int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
+		void *buf, size_t cap, size_t *len);
+
+/*
  * Decode len bytes received from the peer. Return GPSPM_MSG_OK and fill the
  * output, or another status with the reason in why (whylen bytes, may be
  * NULL/0) and the output untouched.
@@ -68,6 +107,16 @@ enum gpspm_msg_status gpspm_req_decode(const void *buf, size_t len, struct gpspm
 		char *why, size_t whylen);
 enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpspm_resp *resp,
 		char *why, size_t whylen);
+
+/*
+ * A request that may carry ranges (a server of ours): gpspm_req_decode plus
+ * field 15, which must be there at most once, length-delimited, 1 to
+ * GPSPM_RANGES_MAX whole ranges, each non-empty, not wrapping around, above the
+ * previous one's end, their span equal to offset/length (GPSPM_MSG_MALFORMED
+ * otherwise). rg->n is 0 for a plain request. Outputs only on success.
+ */
+enum gpspm_msg_status gpspm_req_decode_ranged(const void *buf, size_t len,
+		struct gpspm_req *req, struct gpspm_ranges *rg, char *why, size_t whylen);
 
 /* the client's last message: offset 0 and length 0 (its op_context is not looked at) */
 static inline bool gpspm_req_is_last(const struct gpspm_req *req)
@@ -100,11 +149,24 @@ enum gpspm_req_kind {
 
 /*
  * The server's whole judgement of len received bytes against a workspace of
- * ws_size bytes: decode, tell the last message, check the range. *req is
- * filled for GPSPM_REQ_FLUSH and GPSPM_REQ_LAST.
+ * ws_size bytes: decode, tell the last message, check the range -- and with
+ * rg (a server that takes ranged requests), every range. *req (and *rg) are
+ * filled for GPSPM_REQ_FLUSH and GPSPM_REQ_LAST (*rg whenever the request
+ * decodes). rg NULL: field 15 is an unknown field, as to fio 3.33's server.
  */
 enum gpspm_req_kind gpspm_req_check(const void *buf, size_t len, uint64_t ws_size,
-		struct gpspm_req *req, char *why, size_t whylen);
+		struct gpspm_req *req, struct gpspm_ranges *rg, char *why, size_t whylen);
+
+/* the bytes a checked request asks to persist: its ranges', or its span's */
+static inline uint64_t gpspm_req_bytes(const struct gpspm_req *req, const struct gpspm_ranges *rg)
+{
+	uint64_t sum = 0;
+	if (rg == NULL || rg->n == 0)
+		return req->length;
+	for (uint32_t i = 0; i < rg->n; i++)
+		sum += rg->r[i].length;
+	return sum;
+}
 
 /* "ok", "empty message", ... */
 const char *gpspm_msg_status_str(enum gpspm_msg_status st);

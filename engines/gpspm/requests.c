@@ -75,6 +75,24 @@ static bool persist_range(struct rpmafio_server *s, const struct gpspm_server *g
 	return true;
 }
 
+/*
+ * Persist what a checked request asks: each of its ranges, or its span when
+ * it has none (fio 3.33's client). false: fio stops the job.
+ */
+static bool persist_request(struct rpmafio_server *s, const struct gpspm_server *g,
+		const struct gpspm_requester *who, const struct gpspm_req *req,
+		const struct gpspm_ranges *rg)
+{
+	if (g->persist == NULL)
+		return true;
+	if (rg->n == 0)
+		return req->length == 0 || persist_range(s, g, who->base + req->offset, req->length);
+	for (uint32_t i = 0; i < rg->n; i++)
+		if (!persist_range(s, g, who->base + rg->r[i].offset, rg->r[i].length))
+			return false;
+	return true;
+}
+
 int gpspm_recv_again(struct rpmafio_server *s, const struct gpspm_server *g,
 		struct rpma_conn *conn, uint32_t k)
 {
@@ -95,12 +113,13 @@ enum gpspm_request_result gpspm_request_serve(struct rpmafio_server *s, struct g
 {
 	struct rpmafio_job *job = &s->job;
 	struct gpspm_req req;
+	struct gpspm_ranges rg;	/* a request of our client's: the batch's ranges */
 	char why[160], buf[128];
 	size_t size = 0;
 	int ret;
 
 	switch (gpspm_req_check((char *)g->bufs.mem.ptr + gpspm_recv_off(&g->bufs, k), len,
-			who->size, &req, why, sizeof(why))) {
+			who->size, &req, &rg, why, sizeof(why))) {
 	case GPSPM_REQ_FLUSH:
 		break;
 	case GPSPM_REQ_LAST:
@@ -115,14 +134,13 @@ enum gpspm_request_result gpspm_request_serve(struct rpmafio_server *s, struct g
 			"disconnecting", who->name, why);
 		return GPSPM_REQUEST_REFUSED;
 	}
-	if (g->persist && req.length &&
-			!persist_range(s, g, who->base + req.offset, req.length)) {
+	if (!persist_request(s, g, who, &req, &rg)) {
 		rpmafio_note(job, "stopped while persisting a flush request of %llu bytes: it "
-			"is not answered", (unsigned long long)req.length);
+			"is not answered", (unsigned long long)gpspm_req_bytes(&req, &rg));
 		return GPSPM_REQUEST_STOPPED;
 	}
 	(*who->served)++;
-	*who->bytes += req.length;
+	*who->bytes += gpspm_req_bytes(&req, &rg);
 
 	if (gpspm_recv_again(s, g, who->conn, k))
 		return GPSPM_REQUEST_FAILED;

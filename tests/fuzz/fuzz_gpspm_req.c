@@ -12,6 +12,7 @@
 #include "gpspm/msg.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+static void ranged(const uint8_t *data, size_t size, uint64_t ws_size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -23,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	data += sizeof(ws_size);
 	size -= sizeof(ws_size);
 
+	ranged(data, size, ws_size);
 	/* the server receives into a buffer of GPSPM_MSG_MAX bytes */
 	struct gpspm_req req = {1, 2, 3};
 	char why[160] = "";
@@ -50,4 +52,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(back.offset == req.offset && back.length == req.length &&
 		back.op_context == req.op_context);
 	return 0;
+}
+
+/*
+ * Our server's form (field 15: ranges): accepted ranges are ascending, apart,
+ * non-empty, within the span; each accepted in the workspace lies in it; and
+ * what was accepted re-encodes to the same.
+ */
+static void ranged(const uint8_t *data, size_t size, uint64_t ws_size)
+{
+	struct gpspm_req req = {1, 2, 3};
+	struct gpspm_ranges rg = {0};
+	char why[160] = "";
+
+	if (gpspm_req_decode_ranged(data, size, &req, &rg, why, sizeof(why)) != GPSPM_MSG_OK) {
+		assert(why[0] != '\0' && rg.n == 0);
+		return;
+	}
+	assert(rg.n <= GPSPM_RANGES_MAX);
+	for (uint32_t i = 0; i < rg.n; i++) {
+		unsigned __int128 end = (unsigned __int128)rg.r[i].offset + rg.r[i].length;
+		assert(rg.r[i].length > 0 && end <= (unsigned __int128)req.offset + req.length);
+		assert(i == 0 || rg.r[i].offset > rg.r[i - 1].offset + rg.r[i - 1].length);
+		if (gpspm_range_ok(req.offset, req.length, ws_size))
+			assert(end <= ws_size);
+	}
+	uint8_t again[GPSPM_MSG_MAX];
+	size_t len = 0;
+	struct gpspm_req back;
+	struct gpspm_ranges brg;
+	assert(gpspm_req_encode_ranged(&req, &rg, again, sizeof(again), &len) == 0);
+	assert(gpspm_req_decode_ranged(again, len, &back, &brg, NULL, 0) == GPSPM_MSG_OK);
+	assert(back.offset == req.offset && back.length == req.length && brg.n == rg.n);
 }

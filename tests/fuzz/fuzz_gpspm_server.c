@@ -136,10 +136,13 @@ static void judge(const uint8_t *msg, uint32_t len)
 {
 	static const struct gpspm_req sentinel = {11, 22, 33};
 	struct gpspm_req req = sentinel, dec = sentinel;
+	struct gpspm_ranges rg = {0}, drg = {0};
 	char why[160] = "";
 
-	enum gpspm_req_kind kind = gpspm_req_check(msg, len, M.ws_size, &req, why, sizeof(why));
-	bool decoded = gpspm_req_decode(msg, len, &dec, NULL, 0) == GPSPM_MSG_OK;
+	/* our server takes ranged requests (gpspm/msg.h) */
+	enum gpspm_req_kind kind = gpspm_req_check(msg, len, M.ws_size, &req, &rg, why,
+		sizeof(why));
+	bool decoded = gpspm_req_decode_ranged(msg, len, &dec, &drg, NULL, 0) == GPSPM_MSG_OK;
 	bool last = decoded && dec.offset == 0 && dec.length == 0;
 	bool inside = (unsigned __int128)dec.offset + dec.length <= M.ws_size;
 
@@ -148,6 +151,11 @@ static void judge(const uint8_t *msg, uint32_t len)
 		assert(decoded && !last && inside);
 		assert(req.offset == dec.offset && req.length == dec.length &&
 			req.op_context == dec.op_context);
+		/* the ranges persisted: the decoded ones, each inside the workspace */
+		assert(rg.n == drg.n && rg.n <= GPSPM_RANGES_MAX);
+		for (uint32_t i = 0; i < rg.n; i++)
+			assert(rg.r[i].offset == drg.r[i].offset && rg.r[i].length == drg.r[i].length &&
+				(unsigned __int128)rg.r[i].offset + rg.r[i].length <= M.ws_size);
 		return;
 	case GPSPM_REQ_LAST:
 		assert(last && req.offset == 0 && req.length == 0 &&

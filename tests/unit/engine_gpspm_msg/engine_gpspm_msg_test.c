@@ -190,6 +190,187 @@ static void last_message(void **state)
 	assert_false(gpspm_req_is_last(&c));
 }
 
+/* ---- our extension: ranged flush requests (field 15) ---- */
+
+/* three ranges of a batch; their span is [4096, 1052672) */
+static const struct gpspm_ranges three = {3, {{4096, 4096}, {65536, 8192}, {1048576, 4096}}};
+static const struct gpspm_req three_req = {4096, 1048576, 77};
+
+static size_t encode_three(uint8_t *buf, size_t cap)
+{
+	size_t len = 0;
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, buf, cap, &len), 0);
+	return len;
+}
+
+/* the bytes: the plain request, then 7a, the size (48), the ranges little-endian */
+static void ranged_encode_golden(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len = encode_three(buf, sizeof(buf));
+	assert_int_equal(len, GPSPM_REQ_SIZE + 2 + 48);
+	assert_int_equal(buf[GPSPM_REQ_SIZE], 0x7a);
+	assert_int_equal(buf[GPSPM_REQ_SIZE + 1], 48);
+	const uint8_t second[16] = {0, 0, 1, 0, 0, 0, 0, 0, 0, 0x20, 0, 0, 0, 0, 0, 0};
+	assert_memory_equal(buf + GPSPM_REQ_SIZE + 2 + 16, second, 16);
+	/* no ranges: the plain request, byte for byte */
+	struct gpspm_ranges none = {0};
+	uint8_t plain[GPSPM_MSG_MAX];
+	assert_int_equal(gpspm_req_encode_ranged(&req_values, &none, plain, sizeof(plain), &len), 0);
+	assert_int_equal(len, GPSPM_REQ_SIZE);
+	assert_memory_equal(plain, req_golden, GPSPM_REQ_SIZE);
+	/* too small a buffer, too many ranges */
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, buf, GPSPM_REQ_SIZE + 49,
+		&len), -1);
+	struct gpspm_ranges many = {GPSPM_RANGES_MAX + 1, {{0, 1}}};
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &many, buf, sizeof(buf), &len), -1);
+}
+
+/* the most ranges: a 2-byte size varint, and the whole still fits a receive buffer */
+static void ranged_round_trip_most(void **state)
+{
+	(void)state;
+	struct gpspm_ranges rg = {GPSPM_RANGES_MAX, {{0, 0}}}, back;
+	for (uint32_t i = 0; i < rg.n; i++)
+		rg.r[i] = (struct gpspm_range){(uint64_t)i * 8192, 4096};
+	struct gpspm_req req = {0, (uint64_t)(rg.n - 1) * 8192 + 4096, 5}, out;
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len = 0;
+	assert_int_equal(gpspm_req_encode_ranged(&req, &rg, buf, sizeof(buf), &len), 0);
+	assert_true(len <= GPSPM_MSG_MAX);
+	assert_int_equal(len, GPSPM_REQ_RANGED_MAX);
+	assert_int_equal(gpspm_req_decode_ranged(buf, len, &out, &back, why, sizeof(why)),
+		GPSPM_MSG_OK);
+	assert_int_equal(back.n, rg.n);
+	assert_memory_equal(back.r, rg.r, rg.n * sizeof(rg.r[0]));
+	assert_true(out.offset == req.offset && out.length == req.length && out.op_context == 5);
+	/* a plain request decodes with no ranges */
+	assert_int_equal(gpspm_req_decode_ranged(req_golden, GPSPM_REQ_SIZE, &out, &back, why,
+		sizeof(why)), GPSPM_MSG_OK);
+	assert_int_equal(back.n, 0);
+}
+
+/* fio 3.33's decoder (gpspm_req_decode): field 15 is an unknown field */
+static void ranged_unknown_to_plain_decoder(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	struct gpspm_req r = sentinel;
+	size_t len = encode_three(buf, sizeof(buf));
+	assert_int_equal(gpspm_req_decode(buf, len, &r, why, sizeof(why)), GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "unknown field 15"));
+	assert_untouched(&r);
+}
+
+/* decode a mutated copy of the three-range request: rejected as malformed, reason given */
+static void expect_ranged_malformed(const uint8_t *buf, size_t len, const char *reason)
+{
+	struct gpspm_req r = sentinel;
+	struct gpspm_ranges rg = {9, {{1, 1}}};
+	why[0] = '\0';
+	assert_int_equal(gpspm_req_decode_ranged(buf, len, &r, &rg, why, sizeof(why)),
+		GPSPM_MSG_MALFORMED);
+	if (strstr(why, reason) == NULL)
+		fail_msg("reason \"%s\" lacks \"%s\"", why, reason);
+	assert_untouched(&r);
+	assert_int_equal(rg.n, 9);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	for (int i = 0; i < 8; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* every rule of msg.h, each broken once */
+static void ranged_rejects(void **state)
+{
+	(void)state;
+	uint8_t good[GPSPM_MSG_MAX], b[GPSPM_MSG_MAX + 64];
+	const size_t len = encode_three(good, sizeof(good));
+	const size_t r0 = GPSPM_REQ_SIZE + 2; /* the first range */
+
+	/* every cut inside the field is a truncation */
+	for (size_t cut = GPSPM_REQ_SIZE + 1; cut < len; cut++)
+		expect_ranged_malformed(good, cut, "truncated");
+	/* wrong wire type: fixed64 field 15 */
+	memcpy(b, good, len);
+	b[GPSPM_REQ_SIZE] = (15 << 3) | 1;
+	expect_ranged_malformed(b, len, "expected length-delimited");
+	/* not whole ranges; none; more than GPSPM_RANGES_MAX */
+	memcpy(b, good, len);
+	b[GPSPM_REQ_SIZE + 1] = 40;
+	expect_ranged_malformed(b, GPSPM_REQ_SIZE + 2 + 40, "not 1-30 ranges");
+	b[GPSPM_REQ_SIZE + 1] = 0;
+	expect_ranged_malformed(b, GPSPM_REQ_SIZE + 2, "not 1-30 ranges");
+	memset(b + GPSPM_REQ_SIZE, 0, sizeof(b) - GPSPM_REQ_SIZE);
+	b[GPSPM_REQ_SIZE] = 0x7a;
+	b[GPSPM_REQ_SIZE + 1] = 0xf0; /* 496 = 31 ranges */
+	b[GPSPM_REQ_SIZE + 2] = 0x03;
+	expect_ranged_malformed(b, GPSPM_MSG_MAX - 1 + 0, "truncated");
+	/* twice */
+	memcpy(b, good, len);
+	memcpy(b + len, good + GPSPM_REQ_SIZE, len - GPSPM_REQ_SIZE);
+	expect_ranged_malformed(b, len + (len - GPSPM_REQ_SIZE), "comes twice");
+	/* an empty range */
+	memcpy(b, good, len);
+	put64(b + r0 + 16 + 8, 0);
+	expect_ranged_malformed(b, len, "range 1");
+	/* overlapping, touching, descending */
+	memcpy(b, good, len);
+	put64(b + r0 + 16, 4096 + 4095);
+	expect_ranged_malformed(b, len, "not above the previous one's end");
+	put64(b + r0 + 16, 8192);
+	expect_ranged_malformed(b, len, "not above the previous one's end");
+	put64(b + r0 + 16, 0);
+	expect_ranged_malformed(b, len, "range 1");
+	/* wrapping around */
+	memcpy(b, good, len);
+	put64(b + r0 + 32, UINT64_MAX - 10);
+	put64(b + r0 + 32 + 8, 4096);
+	expect_ranged_malformed(b, len, "wraps around");
+	/* a span that is not the ranges' */
+	memcpy(b, good, len);
+	put64(b + 10, 1048576 + 1);
+	expect_ranged_malformed(b, len, "is not the span of its ranges");
+	memcpy(b, good, len);
+	put64(b + 1, 0);
+	expect_ranged_malformed(b, len, "is not the span of its ranges");
+}
+
+/* the server's judgement: each range within the workspace, the rest as ever */
+static void ranged_check(void **state)
+{
+	(void)state;
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len = encode_three(buf, sizeof(buf));
+	struct gpspm_req r;
+	struct gpspm_ranges rg;
+	assert_int_equal(gpspm_req_check(buf, len, 1 << 24, &r, &rg, why, sizeof(why)),
+		GPSPM_REQ_FLUSH);
+	assert_int_equal(rg.n, 3);
+	assert_int_equal(gpspm_req_bytes(&r, &rg), 16384);
+	assert_int_equal(r.op_context, 77);
+	/* the last range ends beyond a 1 MiB workspace */
+	assert_int_equal(gpspm_req_check(buf, len, 1 << 20, &r, &rg, why, sizeof(why)),
+		GPSPM_REQ_OUT_OF_RANGE);
+	assert_non_null(strstr(why, "outside the 1048576-byte workspace"));
+	/* a server that takes no ranges (rg NULL): an unknown field */
+	assert_int_equal(gpspm_req_check(buf, len, 1 << 24, &r, NULL, why, sizeof(why)),
+		GPSPM_REQ_MALFORMED);
+	/* plain requests: the span's bytes; the last message */
+	assert_int_equal(gpspm_req_check(last_golden, GPSPM_REQ_SIZE, 1 << 24, &r, &rg, why,
+		sizeof(why)), GPSPM_REQ_LAST);
+	assert_int_equal(rg.n, 0);
+	struct gpspm_req plain = {4096, 8192, 1};
+	assert_int_equal(gpspm_req_encode(&plain, buf, sizeof(buf), &len), 0);
+	assert_int_equal(gpspm_req_check(buf, len, 1 << 24, &r, &rg, why, sizeof(why)),
+		GPSPM_REQ_FLUSH);
+	assert_int_equal(gpspm_req_bytes(&r, &rg), 8192);
+	assert_int_equal(gpspm_req_bytes(&r, NULL), 8192);
+}
+
 static void status_strings(void **state)
 {
 	(void)state;
@@ -229,6 +410,11 @@ int main(void)
 		cmocka_unit_test(range_ok),
 		cmocka_unit_test(last_message),
 		cmocka_unit_test(status_strings),
+		cmocka_unit_test(ranged_encode_golden),
+		cmocka_unit_test(ranged_round_trip_most),
+		cmocka_unit_test(ranged_unknown_to_plain_decoder),
+		cmocka_unit_test(ranged_rejects),
+		cmocka_unit_test(ranged_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

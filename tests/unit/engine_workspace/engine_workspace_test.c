@@ -110,6 +110,7 @@ static void fio333_layout(void **state)
 	assert_int_equal(rpmafio_ws_decode(&theirs, sizeof(theirs), &from_theirs, err,
 		sizeof(err)), 0);
 	assert_false(from_theirs.flush_native);
+	assert_false(from_theirs.ranged_flush); /* their GPSPM server: plain requests */
 	/* and ours decode as theirs (an APM server: max_msg_num 0, no direct write) */
 	struct rpmafio_ws ws = golden_ws();
 	uint8_t out[RPMAFIO_WS_SIZE];
@@ -185,6 +186,31 @@ static void decode_untrusted(void **state)
 	assert_int_equal(ws.max_msg_num, 7); /* untouched on failure */
 	/* no error buffer: still fails cleanly */
 	assert_int_equal(rpmafio_ws_decode(golden, 2, &ws, NULL, 0), -1);
+}
+
+/* bit 1: a GPSPM server taking ranged flush requests, beside bit 0, both ways */
+static void ranged_flush_flag(void **state)
+{
+	(void)state;
+	struct rpmafio_ws ws = golden_ws(), back;
+	uint8_t out[RPMAFIO_WS_SIZE];
+	ws.ranged_flush = true;
+	assert_int_equal(rpmafio_ws_encode(&ws, out), 0);
+	assert_int_equal(out[RPMAFIO_WS_FLAGS_OFF], RPMAFIO_WS_FLUSH_NATIVE | RPMAFIO_WS_RANGED_FLUSH);
+	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
+	assert_true(back.ranged_flush && back.flush_native);
+	ws.flush_native = false;
+	assert_int_equal(rpmafio_ws_encode(&ws, out), 0);
+	assert_int_equal(out[RPMAFIO_WS_FLAGS_OFF], RPMAFIO_WS_RANGED_FLUSH);
+	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
+	assert_true(back.ranged_flush && !back.flush_native);
+	/* 28 bytes (fio 3.33's server): neither */
+	assert_int_equal(rpmafio_ws_decode(out, RPMAFIO_WS_FIO333_SIZE, &back, err, sizeof(err)), 0);
+	assert_false(back.ranged_flush);
+	/* the next bit is still unknown: refused */
+	out[RPMAFIO_WS_FLAGS_OFF] = 0x04;
+	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "unknown flags 0x04 at byte 28"));
 }
 
 /* fixtures: tests/unit/common/test_log.h */
@@ -265,6 +291,7 @@ int main(void)
 		cmocka_unit_test(fio333_layout),
 		cmocka_unit_test(decode_padded_and_minimal),
 		cmocka_unit_test(decode_untrusted),
+		cmocka_unit_test(ranged_flush_flag),
 		cmocka_unit_test_setup_teardown(round_trip_librpma, setup, teardown),
 		cmocka_unit_test_setup_teardown(bad_descriptor, setup, teardown),
 	};
