@@ -80,7 +80,7 @@ struct apm_client {
 	enum rpmafio_flush_path path;
 	uint64_t flushes;		/* signalled: one per batch */
 	uint64_t native_flushes;	/* completed as the device's own FLUSH */
-	uint64_t unsignalled_flushes;	/* the pieces before the last of a split span */
+	uint64_t unsignalled_flushes;	/* ahead of the last: other ranges, pieces of long ones */
 };
 
 /*
@@ -187,39 +187,52 @@ static __attribute__((noinline, cold)) int apm_flush_failed(struct rpmafio_clien
 		rpmafio_rpma_err(ret, buf, sizeof(buf)));
 }
 
-/* the unsignalled native FLUSHes over [offset, offset + ahead), whole pieces, in order */
-static __attribute__((noinline)) int apm_flush_ahead(struct rpmafio_client *c, uint64_t offset,
-	uint64_t ahead, struct rpmafio_io *last)
+/*
+ * One flush over [offset, offset + len): in pieces of at most
+ * APM_NATIVE_FLUSH_MAX for a native FLUSH, the last piece signalled when
+ * `signal` (the batch's last flush), every other one reporting errors only.
+ */
+static inline int apm_flush_range(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+	bool signal, struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
-	for (uint64_t at = offset; at < offset + ahead; at += APM_NATIVE_FLUSH_MAX) {
-		int ret = rpma_flush(c->conn, c->server_mr, at, APM_NATIVE_FLUSH_MAX, a->flush_type,
-			RPMA_F_COMPLETION_ON_ERROR, last);
+	const uint64_t most = a->path == RPMAFIO_FLUSH_NATIVE ? APM_NATIVE_FLUSH_MAX : len;
+
+	for (;;) {
+		const uint64_t piece = len < most ? len : most;
+		const bool signalled = signal && piece == len;
+		int ret = rpma_flush(c->conn, c->server_mr, offset, piece, a->flush_type,
+			signalled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR, last);
 		if (ret)
-			return apm_flush_failed(c, APM_NATIVE_FLUSH_MAX, at, ret);
-		a->unsignalled_flushes++;
+			return apm_flush_failed(c, piece, offset, ret);
+		if (signalled)
+			a->flushes++;
+		else
+			a->unsignalled_flushes++;
+		if (piece == len)
+			return 0;
+		offset += piece;
+		len -= piece;
 	}
-	return 0;
 }
 
-inline int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+/*
+ * A native FLUSH per written range, chained in the batch's post (client/io.c):
+ * the RNIC persists exactly the bytes written. The emulating read makes every
+ * write before it durable whatever it names: one, over the span (what it
+ * makes durable, and what is counted, is still the ranges).
+ */
+inline int rpmafio_method_flush(struct rpmafio_client *c, struct rpmafio_ranges *rl,
 	struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
 
-	if (a->path == RPMAFIO_FLUSH_NATIVE && len > APM_NATIVE_FLUSH_MAX) {
-		/* all but the last piece, which is 1 to APM_NATIVE_FLUSH_MAX bytes */
-		const uint64_t ahead = (len - 1) / APM_NATIVE_FLUSH_MAX * APM_NATIVE_FLUSH_MAX;
-		if (apm_flush_ahead(c, offset, ahead, last))
+	if (a->path != RPMAFIO_FLUSH_NATIVE)
+		return apm_flush_range(c, rpmafio_ranges_start(rl), rpmafio_ranges_span(rl), true,
+			last);
+	for (uint32_t i = 0; i < rl->n; i++)
+		if (apm_flush_range(c, rl->r[i].offset, rl->r[i].len, i + 1 == rl->n, last))
 			return -1;
-		offset += ahead;
-		len -= ahead;
-	}
-	int ret = rpma_flush(c->conn, c->server_mr, offset, len, a->flush_type,
-		RPMA_F_COMPLETION_ALWAYS, last);
-	if (ret)
-		return apm_flush_failed(c, len, offset, ret);
-	a->flushes++;
 	return 0;
 }
 
@@ -251,10 +264,10 @@ static void apm_client_finish(struct rpmafio_client *c)
 	const struct apm_client *a = c->priv;
 	if (a == NULL || a->flushes == 0)
 		return;
-	char split[96] = "";
+	char split[128] = "";
 	if (a->unsignalled_flushes)
-		snprintf(split, sizeof(split), " (and %llu unsignalled ahead of them, for spans "
-			"longer than one FLUSH carries)", (unsigned long long)a->unsignalled_flushes);
+		snprintf(split, sizeof(split), " (and %llu unsignalled ahead of them: a batch's "
+			"other ranges, pieces of longer ones)", (unsigned long long)a->unsignalled_flushes);
 	rpmafio_note(&c->job, "%llu flushes: %llu completed as the device's own RDMA FLUSH, "
 		"%llu as the emulating RDMA read%s", (unsigned long long)a->flushes,
 		(unsigned long long)a->native_flushes,

@@ -21,7 +21,8 @@
  *
  * Server (gpspm/server.c). Map the memory and register it for the client's
  * writes and reads only; advertise max_msg_num = iodepth in the workspace;
- * listen; take the client's request and post a receive in every slot before
+ * listen (the workspace's flags: takes ranged flush requests); take the
+ * client's request and post a receive in every slot before
  * accepting it. Serve: each request is validated (gpspm/msg.h: a malformed,
  * truncated or unknown message, or a range outside the workspace, ends the
  * connection with the reason logged; nothing outside the workspace is ever
@@ -40,8 +41,12 @@
  * Client (gpspm/client.c). Connect with room for a SEND per batch and a
  * receive per slot; check the server takes as many flush requests at once as
  * this job may send; post a receive in every slot. Every batch of writes (one
- * write with sync=1) gets ONE flush request covering the span of its writes
- * (client/io.c decides the span; rpmafio_method_flush() sends it); when the
+ * write with sync=1) gets ONE flush request: to a server of ours (its
+ * workspace's flags say it takes them) carrying the batch's written ranges,
+ * contiguous ones merged (client/ranges.h; up to 30, beyond which the closest
+ * merge), which the server persists exactly; to fio 3.33's server the plain
+ * request of the span from the lowest to the highest written byte
+ * (rpmafio_method_flush() chooses and sends it; gpspm/msg.h); when the
  * batch is complete is gpspm/client_slots.h's business
  * (rpmafio_method_completion()): the SEND done and the response arrived;
  * batches, reads among them, complete in the order they were posted,

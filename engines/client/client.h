@@ -21,6 +21,7 @@
 #include "common/poll.h"
 #include "common/queues.h"
 #include "common/workspace.h"
+#include "ranges.h"
 #include "ring.h"
 
 struct rpmafio_io;
@@ -47,6 +48,9 @@ struct rpmafio_client {
 	uint32_t nr_queued;
 	struct rpmafio_ring ring; /* posted, in order */
 	struct rpmafio_io **events; /* what getevents returned, for event() */
+	struct rpmafio_ranges written; /* the batch being posted: what its flush covers */
+	/* bytes the job wrote, and asked the server to persist (1.0x: exactly those) */
+	uint64_t bytes_written, bytes_to_persist;
 	unsigned timeout_ms;
 	/* what reap() waits for (here, not on its stack: the poll loop's callbacks see it) */
 	struct rpmafio_reaping {

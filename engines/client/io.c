@@ -29,13 +29,17 @@ int rpmafio_io_init(struct rpmafio_client *c)
 	c->depth = job->iodepth ? job->iodepth : 1;
 	uint32_t cap = rpmafio_ring_capacity(c->depth);
 	void **slots = calloc(cap, sizeof(*slots));
+	/* a batch's writes are at most iodepth ranges: the list never fills */
+	struct rpmafio_range *ranges = calloc(c->depth, sizeof(*ranges));
 	c->queued = calloc(c->depth, sizeof(*c->queued));
 	c->events = calloc(c->depth, sizeof(*c->events));
-	if (slots == NULL || c->queued == NULL || c->events == NULL) {
+	if (slots == NULL || ranges == NULL || c->queued == NULL || c->events == NULL) {
 		free(slots);
+		free(ranges);
 		return rpmafio_fail(job, ENOMEM, "no memory for %u I/O slots", c->depth);
 	}
 	rpmafio_ring_init(&c->ring, slots, cap);
+	rpmafio_ranges_init(&c->written, ranges, c->depth);
 	c->timeout_ms = job->o->connect_timeout;
 	return 0;
 }
@@ -43,8 +47,10 @@ int rpmafio_io_init(struct rpmafio_client *c)
 void rpmafio_io_fini(struct rpmafio_client *c)
 {
 	free(c->ring.slot);
+	free(c->written.r);
 	free(c->queued);
 	free(c->events);
+	c->written.r = NULL;
 	c->ring.slot = NULL;
 	c->queued = c->events = NULL;
 }
@@ -262,6 +268,18 @@ IO_PATH void reap(struct rpmafio_client *c, uint32_t want)
 		(void) rpmafio_poll_run(&c->poll, &reap_ops, c);
 }
 
+/*
+ * The method's flush over the batch's written ranges (c->written); counted as
+ * what it asked for (the method may have merged ranges to fit its request).
+ */
+IO_PATH int flush_written(struct rpmafio_client *c, struct rpmafio_io *last)
+{
+	if (rpmafio_method_flush(c, &c->written, last))
+		return -1;
+	c->bytes_to_persist += rpmafio_ranges_bytes(&c->written);
+	return 0;
+}
+
 /* a batch without a flush posted: the method may want to know (its order among flushes) */
 static inline void signalled(struct rpmafio_client *c, struct rpmafio_io *last)
 {
@@ -276,11 +294,16 @@ static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 	int ret;
 
 	rpmafio_ring_push(&c->ring, io);
-	if (rpmafio_batch_flushes(job->o, io->dir == RPMAFIO_IO_WRITE)) {
+	rpmafio_ranges_reset(&c->written);
+	if (io->dir == RPMAFIO_IO_WRITE) {
+		(void) rpmafio_ranges_add(&c->written, io->offset, io->len); /* room for one */
+		c->bytes_written += io->len;
+	}
+	if (rpmafio_batch_flushes(job->o, c->written.n > 0)) {
 		chain_begin(c);
 		if ((ret = post_io(c, io, RPMA_F_COMPLETION_ON_ERROR)))
 			post_failed(c, io, ret);
-		else if (rpmafio_method_flush(c, io->offset, io->len, io))
+		else if (flush_written(c, io))
 			rpmafio_io_break(c, EIO, "the flush could not be posted");
 		chain_end(c, 1);
 	} else if ((ret = post_io(c, io, RPMA_F_COMPLETION_ALWAYS))) {
@@ -327,11 +350,11 @@ enum rpmafio_io_status rpmafio_io_queue(struct rpmafio_client *c, struct rpmafio
 }
 
 /* the batch's operations and its one flush (when it writes), only the last one signalled */
-static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span)
+static void post_batch(struct rpmafio_client *c)
 {
 	const struct rpmafio_job *job = &c->job;
 	const uint32_t n = c->nr_queued;
-	const bool flush = rpmafio_batch_flushes(job->o, !rpmafio_span_empty(span));
+	const bool flush = rpmafio_batch_flushes(job->o, c->written.n > 0);
 	int ret;
 
 	chain_begin(c);
@@ -344,8 +367,7 @@ static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span
 			break;
 		}
 	}
-	if (!c->broken && flush && rpmafio_method_flush(c, span->start,
-			rpmafio_span_len(span), c->queued[n - 1]))
+	if (!c->broken && flush && flush_written(c, c->queued[n - 1]))
 		rpmafio_io_break(c, EIO, "the flush could not be posted");
 	else if (!c->broken && !flush)
 		signalled(c, c->queued[n - 1]);
@@ -355,21 +377,24 @@ static void post_batch(struct rpmafio_client *c, const struct rpmafio_span *span
 enum rpmafio_commit_result rpmafio_io_commit(struct rpmafio_client *c)
 {
 	const uint32_t n = c->nr_queued;
-	struct rpmafio_span span;
 
 	if (n == 0)
 		return RPMAFIO_COMMIT_EMPTY;
-	rpmafio_span_reset(&span);
+	rpmafio_ranges_reset(&c->written);
 	for (uint32_t i = 0; i < n; i++) {
 		struct rpmafio_io *io = c->queued[i];
-		if (io->dir == RPMAFIO_IO_WRITE)
-			rpmafio_span_add(&span, io->offset, io->len);
+		if (io->dir == RPMAFIO_IO_WRITE) {
+			/* (a batch is at most iodepth writes: the list has room) */
+			(void) rpmafio_ranges_add(&c->written, io->offset, io->len);
+			c->bytes_written += io->len;
+		}
 		rpmafio_ring_push(&c->ring, io);
 	}
+	rpmafio_ranges_finish(&c->written);
 	if (c->broken)
 		rpmafio_io_break(c, c->broken_err, "the connection is broken");
 	else
-		post_batch(c, &span);
+		post_batch(c);
 	c->nr_queued = 0;
 	return c->broken ? RPMAFIO_COMMIT_FAILED : RPMAFIO_COMMIT_POSTED;
 }
@@ -387,4 +412,14 @@ unsigned rpmafio_io_getevents(struct rpmafio_client *c, unsigned min, unsigned m
 	while (n < max && (io = rpmafio_ring_pop_ready(&c->ring)) != NULL)
 		c->events[n++] = io;
 	return n;
+}
+
+void rpmafio_io_report(struct rpmafio_client *c)
+{
+	if (c->bytes_written == 0)
+		return;
+	rpmafio_note(&c->job, "wrote %llu bytes, asked to persist %llu bytes (%.2f per byte "
+		"written)", (unsigned long long)c->bytes_written,
+		(unsigned long long)c->bytes_to_persist,
+		(double)c->bytes_to_persist / (double)c->bytes_written);
 }

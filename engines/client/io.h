@@ -12,8 +12,8 @@
  * Otherwise I/Os are queued and posted together at commit (fio commits every
  * iodepth_batch_submit I/Os): every operation of the batch is unsignalled
  * except the last one, which is the method's flush when the batch writes
- * (ONE flush covering [lowest offset, highest end) of the batch's writes: an
- * RC connection completes it only after every earlier write is placed) or
+ * (ONE flush covering the batch's written ranges, client/ranges.h: an RC
+ * connection completes it only after every earlier write is placed) or
  * the last read otherwise. That one completion completes the whole batch,
  * and with it every earlier batch. Unsignalled operations still report
  * errors.
@@ -90,6 +90,13 @@ enum rpmafio_commit_result rpmafio_io_commit(struct rpmafio_client *c);
  * put up to max of them in c->events; returns how many.
  */
 unsigned rpmafio_io_getevents(struct rpmafio_client *c, unsigned min, unsigned max);
+
+/*
+ * At the job's end (cleanup): a note of the bytes written and the bytes the
+ * flushes asked the server to persist, when the job wrote (ranges, not spans:
+ * the two are equal unless a batch had more ranges than a flush carries).
+ */
+void rpmafio_io_report(struct rpmafio_client *c);
 
 /*
  * Break the connection: report the cause (the first one only), fail every

@@ -101,6 +101,12 @@ void rpmafio_ranges_fit(struct rpmafio_ranges *rl, uint32_t max)
 {
 	if (max == 0)
 		max = 1;
+	if (max == 1 && rl->n > 1) {
+		/* the span at once (a server taking one range a request) */
+		rl->r[0].len = rpmafio_ranges_span(rl);
+		rl->n = 1;
+		return;
+	}
 	while (rl->n > max) {
 		uint32_t i = closest_pair(rl);
 		range_absorb(&rl->r[i], &rl->r[i + 1]);

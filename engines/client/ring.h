@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * ring.h -- the bookkeeping of the client's I/O path (pure, header-only, no
- * fio, no RDMA): the ring of posted requests and the span a flush covers.
+ * fio, no RDMA): the ring of posted requests, and the queue sizes they need.
  *
  * The ring holds the requests (fio io_us) in the order they were posted on
  * the send queue. An RC queue pair completes its work requests in order, so
@@ -108,50 +108,15 @@ static inline void *rpmafio_ring_inflight_at(const struct rpmafio_ring *r, uint3
 }
 
 /*
- * The byte range one flush must cover: from the lowest offset to the highest
- * end of the writes of a batch. One flush after the batch's writes on an RC
- * connection completes only after all of them are placed, so the whole span
- * is made visible/persistent at once.
- */
-struct rpmafio_span {
-	uint64_t start;
-	uint64_t end;
-};
-
-static inline void rpmafio_span_reset(struct rpmafio_span *s)
-{
-	s->start = UINT64_MAX;
-	s->end = 0;
-}
-
-static inline bool rpmafio_span_empty(const struct rpmafio_span *s)
-{
-	return s->start >= s->end;
-}
-
-static inline void rpmafio_span_add(struct rpmafio_span *s, uint64_t offset, uint64_t len)
-{
-	if (len == 0)
-		return;
-	if (offset < s->start)
-		s->start = offset;
-	if (offset + len > s->end)
-		s->end = offset + len;
-}
-
-static inline uint64_t rpmafio_span_len(const struct rpmafio_span *s)
-{
-	return rpmafio_span_empty(s) ? 0 : s->end - s->start;
-}
-
-/*
  * Queue sizes a client connection needs for `iodepth` requests in flight:
- * every request is one work request and every batch adds at most one flush
- * (a batch has at least one request), so at most 2 * iodepth are outstanding.
+ * every request is one work request and a batch's flush takes at most one
+ * work request per write (GPSPM: one SEND a batch; APM's native FLUSH: one per
+ * written range, and a batch has no more ranges than writes -- ranges.h merges,
+ * never splits), so at most 2 * iodepth are outstanding.
  * Unsignalled requests still report errors, so the CQ needs the same room.
- * Not counted: an APM batch whose write span is longer than one native FLUSH
- * carries (4 GiB) adds a flush per 4 GiB (librpma_apm.c); a full send queue
- * then fails the post (ENOMEM), loudly.
+ * Not counted: a written range longer than one native FLUSH carries (4 GiB)
+ * adds a flush per 4 GiB (librpma_apm.c); a full send queue then fails the
+ * post (ENOMEM), loudly.
  */
 static inline uint32_t rpmafio_sq_size(uint32_t iodepth)
 {

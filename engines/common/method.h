@@ -41,6 +41,7 @@
 struct ibv_wc;
 struct rpmafio_io;
 struct rpmafio_client;
+struct rpmafio_ranges;
 struct rpmafio_server;
 
 /* what a successful completion of the client's work requests completes */
@@ -83,11 +84,14 @@ extern const char rpmafio_engine_name[];
  * engine file, GPSPM in gpspm/client.c).
  *
  * Post the step that makes a batch's writes durable, after them, covering
- * [offset, offset + len) of the server's memory. It may take several work
- * requests (APM: a native FLUSH carries a 32-bit length); its last one must
- * be the batch's only signalled operation and its completion must name `last`.
+ * the ranges of the server's memory in rl (client/ranges.h: sorted, merged,
+ * at least one). The method may merge them further (rpmafio_ranges_fit) to
+ * what it can ask for -- what it leaves in rl is what the client counts as
+ * asked to persist. It may take several work requests (APM: a native FLUSH
+ * per range, each carrying a 32-bit length); its last one must be the batch's
+ * only signalled operation and its completion must name `last`.
  */
-int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+int rpmafio_method_flush(struct rpmafio_client *c, struct rpmafio_ranges *rl,
 	struct rpmafio_io *last);
 
 /*

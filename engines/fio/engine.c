@@ -226,6 +226,7 @@ static void rpmafio_cleanup(struct thread_data *td)
 	/* the connection first, then the registrations, then the memory */
 	if (job->mode == RPMAFIO_MODE_CLIENT) {
 		struct rpmafio_client *c = rpmafio_client_of(job);
+		rpmafio_io_report(c);
 		if (job->method->client.finish && c->conn && !c->broken)
 			job->method->client.finish(c);
 		rpmafio_client_disconnect(c);

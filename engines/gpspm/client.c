@@ -19,6 +19,7 @@
 struct gpspm_client {
 	struct gpspm_msg_bufs bufs;	/* send buffers first */
 	struct gpspm_slots *slots;
+	struct gpspm_ranges rg;		/* the next request's ranges (here: no stack guard) */
 };
 
 /* The server must take as many flush requests at once as this job may send. */
@@ -73,8 +74,22 @@ int gpspm_client_init(struct rpmafio_client *c)
 	return 0;
 }
 
+/*
+ * The request's ranges: the batch's own to a server that announced it takes
+ * them (up to GPSPM_RANGES_MAX: beyond, the closest merge); to any other (fio
+ * 3.33's) the one span its plain request names. One range: a plain request.
+ */
+static inline void request_ranges(struct rpmafio_client *c, struct gpspm_client *g,
+	struct rpmafio_ranges *rl)
+{
+	rpmafio_ranges_fit(rl, c->ws.ranged_flush ? GPSPM_RANGES_MAX : 1);
+	g->rg.n = rl->n > 1 ? rl->n : 0;
+	for (uint32_t i = 0; i < g->rg.n; i++)
+		g->rg.r[i] = (struct gpspm_range){rl->r[i].offset, rl->r[i].len};
+}
+
 /* One flush request after the batch's writes; the batch completes with its response. */
-inline int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+inline int rpmafio_method_flush(struct rpmafio_client *c, struct rpmafio_ranges *rl,
 	struct rpmafio_io *last)
 {
 	struct gpspm_client *g = c->priv;
@@ -83,10 +98,13 @@ inline int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint6
 	uint32_t k;
 	int ret;
 
-	struct gpspm_req req = {offset, len, 0};
+	request_ranges(c, g, rl);
+	const uint64_t offset = rpmafio_ranges_start(rl), len = rpmafio_ranges_span(rl);
+	struct gpspm_req req = {.offset = offset, .length = len};
 	if (gpspm_slots_next(g->slots, &k, &req.op_context))
 		return rpmafio_fail(&c->job, EIO, "all %u flush slots are in use", g->bufs.nslots);
-	if (gpspm_req_encode(&req, gpspm_send_buf(&g->bufs, k), GPSPM_MSG_MAX, &size))
+	if (gpspm_req_encode_ranged(&req, &g->rg, gpspm_send_buf(&g->bufs, k), GPSPM_MSG_MAX,
+			&size))
 		return rpmafio_fail(&c->job, EIO, "cannot encode a flush request");
 	if ((ret = rpma_send(c->conn, g->bufs.mr, gpspm_send_off(&g->bufs, k), size,
 			RPMA_F_COMPLETION_ALWAYS, gpspm_wr_id(GPSPM_WR_SEND, k))))

@@ -84,6 +84,49 @@ static void client_on(enum rpmafio_flush_path path)
 	C.priv = &A;
 }
 
+/* the batch's flush over one written range */
+static int flush_one(uint64_t offset, uint64_t len)
+{
+	struct rpmafio_range r = {offset, len};
+	struct rpmafio_ranges rl = {&r, 1, 1};
+	return rpmafio_method_flush(&C, &rl, &last_io);
+}
+
+/* a batch of random writes: a native FLUSH per range, in order, only the last signalled */
+static void native_one_flush_per_range(void **state)
+{
+	(void)state;
+	struct rpmafio_range r[3] = {{0, 4096}, {65536, 8192}, {1048576, 4096}};
+	struct rpmafio_ranges rl = {r, 3, 3};
+	client_on(RPMAFIO_FLUSH_NATIVE);
+	assert_int_equal(rpmafio_method_flush(&C, &rl, &last_io), 0);
+	assert_int_equal(R.n, 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(R.f[i].offset, r[i].offset);
+		assert_int_equal(R.f[i].len, r[i].len);
+		assert_int_equal(R.f[i].flags, i == 2 ? RPMA_F_COMPLETION_ALWAYS :
+			RPMA_F_COMPLETION_ON_ERROR);
+		assert_ptr_equal(R.f[i].ctx, &last_io);
+	}
+	assert_int_equal(rl.n, 3); /* asked for: the ranges, untouched */
+	assert_int_equal(A.flushes, 1);
+	assert_int_equal(A.unsignalled_flushes, 2);
+}
+
+/* the emulating read makes every earlier write durable: one, over the span */
+static void emulated_ranges_one_flush(void **state)
+{
+	(void)state;
+	struct rpmafio_range r[2] = {{4096, 4096}, {65536, 4096}};
+	struct rpmafio_ranges rl = {r, 2, 2};
+	client_on(RPMAFIO_FLUSH_EMULATED);
+	assert_int_equal(rpmafio_method_flush(&C, &rl, &last_io), 0);
+	assert_int_equal(R.n, 1);
+	assert_int_equal(R.f[0].offset, 4096);
+	assert_int_equal(R.f[0].len, 65536);
+	assert_int_equal(R.f[0].flags, RPMA_F_COMPLETION_ALWAYS);
+}
+
 /*
  * The flushes recorded cover [offset, offset + len) in order, without gap or
  * overlap, each at most UINT32_MAX bytes and whole pages but the last, only the
@@ -113,7 +156,7 @@ static void native_span_within_one_flush_is_one_flush(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(rpmafio_method_flush(&C, 4096, 1 * GIB, &last_io), 0);
+	assert_int_equal(flush_one(4096, 1 * GIB), 0);
 	assert_covered(4096, 1 * GIB, 1);
 }
 
@@ -121,7 +164,7 @@ static void native_span_over_4_gib_is_split_in_order(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(rpmafio_method_flush(&C, 4096, 5 * GIB, &last_io), 0);
+	assert_int_equal(flush_one(4096, 5 * GIB), 0);
 	assert_covered(4096, 5 * GIB, 2);
 	assert_int_equal(fio_report.fails, 0);
 }
@@ -142,7 +185,7 @@ static void native_split_boundaries(void **state)
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		client_on(RPMAFIO_FLUSH_NATIVE);
-		assert_int_equal(rpmafio_method_flush(&C, 12345, cases[i].len, &last_io), 0);
+		assert_int_equal(flush_one(12345, cases[i].len), 0);
 		assert_covered(12345, cases[i].len, cases[i].nflushes);
 	}
 }
@@ -152,7 +195,7 @@ static void emulated_span_over_4_gib_is_one_flush(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_EMULATED);
-	assert_int_equal(rpmafio_method_flush(&C, 0, 5 * GIB, &last_io), 0);
+	assert_int_equal(flush_one(0, 5 * GIB), 0);
 	assert_int_equal(R.n, 1);
 	assert_int_equal(R.f[0].offset, 0);
 	assert_int_equal(R.f[0].len, 5 * GIB);
@@ -165,7 +208,7 @@ static void native_piece_refused_stops_the_flush(void **state)
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
 	R.fail_at = 2;
-	assert_int_equal(rpmafio_method_flush(&C, 0, 10 * GIB, &last_io), -1);
+	assert_int_equal(flush_one(0, 10 * GIB), -1);
 	assert_int_equal(R.n, 1);
 	assert_int_equal(fio_report.fails, 1);
 	assert_non_null(strstr(fio_report.msg, "cannot post a flush of"));
@@ -180,8 +223,8 @@ static void note_counts_one_flush_per_batch(void **state)
 {
 	(void)state;
 	client_on(RPMAFIO_FLUSH_NATIVE);
-	assert_int_equal(rpmafio_method_flush(&C, 0, 5 * GIB, &last_io), 0);
-	assert_int_equal(rpmafio_method_flush(&C, 0, 4096, &last_io), 0);
+	assert_int_equal(flush_one(0, 5 * GIB), 0);
+	assert_int_equal(flush_one(0, 4096), 0);
 	struct ibv_wc wc = {.opcode = APM_WC_FLUSH, .wr_id = (uintptr_t)&last_io};
 	struct rpmafio_io *done = NULL;
 	for (int i = 0; i < 2; i++)
@@ -201,6 +244,8 @@ int main(void)
 		cmocka_unit_test(emulated_span_over_4_gib_is_one_flush),
 		cmocka_unit_test(native_piece_refused_stops_the_flush),
 		cmocka_unit_test(note_counts_one_flush_per_batch),
+		cmocka_unit_test(native_one_flush_per_range),
+		cmocka_unit_test(emulated_ranges_one_flush),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,16 +155,25 @@ void script_event(enum rpma_conn_event ev)
 	script.step[script.nsteps++] = (struct step){.ev = ev};
 }
 
-/* ---- the method: an APM-like flush, completions that carry their I/O ---- */
+/*
+ * ---- the method: an APM-like flush (one per range, the last signalled; or,
+ * with fit_to, merged down first as a server taking fewer ranges needs),
+ * completions that carry their I/O ----
+ */
 
 unsigned unknown_completions;
+uint32_t fit_to;
 
-int rpmafio_method_flush(struct rpmafio_client *c, uint64_t offset, uint64_t len,
+int rpmafio_method_flush(struct rpmafio_client *c, struct rpmafio_ranges *rl,
 		struct rpmafio_io *last)
 {
 	if (rnic.fail_flush)
 		return rpmafio_fail(&c->job, EIO, "the test's flush failed");
-	record(OP_FLUSH, offset, len, 0, RPMA_F_COMPLETION_ALWAYS, last);
+	if (fit_to)
+		rpmafio_ranges_fit(rl, fit_to);
+	for (uint32_t i = 0; i < rl->n; i++)
+		record(OP_FLUSH, rl->r[i].offset, rl->r[i].len, 0, i + 1 == rl->n ?
+			RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR, last);
 	return 0;
 }
 
@@ -195,6 +204,7 @@ struct rpmafio_io ios[DEPTH * 8];
 static int setup_job(bool sync)
 {
 	memset(&rnic, 0, sizeof(rnic));
+	fit_to = 0;
 	memset(&script, 0, sizeof(script));
 	memset(&fio_report, 0, sizeof(fio_report));
 	memset(&client, 0, sizeof(client));

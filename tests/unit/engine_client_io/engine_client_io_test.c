@@ -27,8 +27,11 @@
 
 /* ---- a batch and its one flush ---- */
 
-/* three writes: posted as one chain, unsignalled, then ONE flush over their span, signalled */
-static void writes_then_one_flush(void **state)
+/*
+ * three writes: posted as one chain, unsignalled, then the flush over exactly
+ * their ranges (sorted), only its last work request signalled; counted
+ */
+static void writes_then_their_ranges_flushed(void **state)
 {
 	(void)state;
 	queue_ok(0, RPMAFIO_IO_WRITE, 8192, 4096);
@@ -38,21 +41,50 @@ static void writes_then_one_flush(void **state)
 
 	assert_int_equal(rpmafio_io_commit(&client), RPMAFIO_COMMIT_POSTED);
 	assert_int_equal(client.nr_queued, 0);
-	assert_int_equal(rnic.nops, 4);
+	assert_int_equal(rnic.nops, 6);
 	assert_op(0, OP_WRITE, 8192, 4096, RPMA_F_COMPLETION_ON_ERROR, &ios[0]);
 	assert_op(1, OP_WRITE, 0, 4096, RPMA_F_COMPLETION_ON_ERROR, &ios[1]);
 	assert_op(2, OP_WRITE, 65536, 512, RPMA_F_COMPLETION_ON_ERROR, &ios[2]);
-	assert_op(3, OP_FLUSH, 0, 65536 + 512, RPMA_F_COMPLETION_ALWAYS, &ios[2]);
+	/* [0, 4096) and [8192, 12288) do not touch: two ranges, then the third */
+	assert_op(3, OP_FLUSH, 0, 4096, RPMA_F_COMPLETION_ON_ERROR, &ios[2]);
+	assert_op(4, OP_FLUSH, 8192, 4096, RPMA_F_COMPLETION_ON_ERROR, &ios[2]);
+	assert_op(5, OP_FLUSH, 65536, 512, RPMA_F_COMPLETION_ALWAYS, &ios[2]);
 	assert_int_equal(rnic.op[1].local, 4096); /* buffer 1 */
 	/* one doorbell for the lot */
 	assert_int_equal(rnic.chains, 1);
 	assert_int_equal(rnic.chain_ends, 1);
-	for (unsigned k = 0; k < 4; k++)
+	for (unsigned k = 0; k < 6; k++)
 		assert_int_equal(rnic.op[k].chain, 1);
+	/* exactly the bytes written asked to persist */
+	assert_int_equal(client.bytes_written, 8192 + 512);
+	assert_int_equal(client.bytes_to_persist, 8192 + 512);
 
 	script_wc(&ios[2]);
 	assert_events(3, DEPTH, 0, 3, 0);
 	assert_int_equal(fio_report.fails, 0);
+}
+
+/*
+ * A method whose server takes one range a request (fio 3.33's GPSPM server)
+ * merges them to the span: what it asked for is counted, gaps included.
+ * Contiguous writes are one range anyway.
+ */
+static void a_span_asked_is_counted(void **state)
+{
+	(void)state;
+	fit_to = 1;
+	queue_ok(0, RPMAFIO_IO_WRITE, 8192, 4096);
+	queue_ok(1, RPMAFIO_IO_WRITE, 0, 4096);
+	queue_ok(2, RPMAFIO_IO_WRITE, 4096, 4096);
+	queue_ok(3, RPMAFIO_IO_WRITE, 65536, 4096);
+	assert_int_equal(rpmafio_io_commit(&client), RPMAFIO_COMMIT_POSTED);
+	assert_int_equal(rnic.nops, 5);
+	assert_op(4, OP_FLUSH, 0, 65536 + 4096, RPMA_F_COMPLETION_ALWAYS, &ios[3]);
+	assert_int_equal(client.bytes_written, 4 * 4096);
+	assert_int_equal(client.bytes_to_persist, 65536 + 4096);
+	/* the note says both */
+	rpmafio_io_report(&client);
+	assert_non_null(strstr(fio_report.note, "wrote 16384 bytes, asked to persist 69632 bytes"));
 }
 
 /* reads only: no flush; the last read is the signalled one */
@@ -245,7 +277,8 @@ static void sync_timeout(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		A(writes_then_one_flush),
+		A(writes_then_their_ranges_flushed),
+		A(a_span_asked_is_counted),
 		A(reads_signal_the_last),
 		A(mixed_flush_covers_the_writes),
 		A(no_flush_signals_the_last_write),

@@ -69,6 +69,8 @@ extern struct loop_script script;
 
 /* the next completions say they complete nothing known */
 extern unsigned unknown_completions;
+/* the flush merges the batch's ranges down to this many first (0: it takes them all) */
+extern uint32_t fit_to;
 extern struct rpmafio_opts opts;
 /* the client under test, and its I/Os */
 extern struct rpmafio_client client;

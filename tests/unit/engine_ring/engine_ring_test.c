@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* engine_ring_test.c -- the client's ring of posted requests and the span of a batch's flush */
+/* engine_ring_test.c -- the client's ring of posted requests (a batch's flush: engine_ranges) */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -122,82 +122,6 @@ static void single_slot(void **state)
 	}
 }
 
-static void span_empty(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	assert_true(rpmafio_span_empty(&s));
-	assert_int_equal(rpmafio_span_len(&s), 0);
-	rpmafio_span_add(&s, 4096, 0); /* nothing written: no span */
-	assert_true(rpmafio_span_empty(&s));
-}
-
-static void span_one(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	rpmafio_span_add(&s, 8192, 4096);
-	assert_false(rpmafio_span_empty(&s));
-	assert_int_equal(s.start, 8192);
-	assert_int_equal(rpmafio_span_len(&s), 4096);
-}
-
-/* sequential writes: exactly the range written */
-static void span_sequential(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	for (uint64_t i = 0; i < 16; i++)
-		rpmafio_span_add(&s, 1048576 + i * 4096, 4096);
-	assert_int_equal(s.start, 1048576);
-	assert_int_equal(rpmafio_span_len(&s), 16 * 4096);
-}
-
-/* random writes of a batch: from the lowest offset to the highest end, gaps included */
-static void span_random(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	rpmafio_span_add(&s, 40960, 4096);
-	rpmafio_span_add(&s, 0, 512);
-	rpmafio_span_add(&s, 1 << 20, 65536);
-	rpmafio_span_add(&s, 8192, 4096);
-	assert_int_equal(s.start, 0);
-	assert_int_equal(s.end, (1 << 20) + 65536);
-	assert_int_equal(rpmafio_span_len(&s), (1 << 20) + 65536);
-}
-
-/* overlapping and contained writes, and a write at offset 0 of length 1 */
-static void span_overlap(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	rpmafio_span_add(&s, 100, 50);
-	rpmafio_span_add(&s, 120, 10);
-	rpmafio_span_add(&s, 90, 20);
-	assert_int_equal(s.start, 90);
-	assert_int_equal(s.end, 150);
-	rpmafio_span_reset(&s);
-	rpmafio_span_add(&s, 0, 1);
-	assert_int_equal(rpmafio_span_len(&s), 1);
-}
-
-static void span_large_offsets(void **state)
-{
-	(void)state;
-	struct rpmafio_span s;
-	rpmafio_span_reset(&s);
-	rpmafio_span_add(&s, UINT64_C(1) << 40, 4096);
-	rpmafio_span_add(&s, (UINT64_C(1) << 40) - 4096, 4096);
-	assert_int_equal(s.start, (UINT64_C(1) << 40) - 4096);
-	assert_int_equal(rpmafio_span_len(&s), 8192);
-}
-
 /* every request is one WR, every batch (at least one request) adds at most one flush */
 static void queue_sizes(void **state)
 {
@@ -217,12 +141,6 @@ int main(void)
 		cmocka_unit_test(complete_all),
 		cmocka_unit_test(counters_wrap),
 		cmocka_unit_test(single_slot),
-		cmocka_unit_test(span_empty),
-		cmocka_unit_test(span_one),
-		cmocka_unit_test(span_sequential),
-		cmocka_unit_test(span_random),
-		cmocka_unit_test(span_overlap),
-		cmocka_unit_test(span_large_offsets),
 		cmocka_unit_test(queue_sizes),
 	};
 	return cmocka_run_group_tests_name("engine_ring", tests, NULL, NULL);
