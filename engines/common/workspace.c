@@ -15,8 +15,8 @@ int rpmafio_ws_encode(const struct rpmafio_ws *ws, uint8_t out[RPMAFIO_WS_SIZE])
 	out[2] = ws->direct_write_to_pmem ? 1 : 0;
 	out[3] = ws->mr_desc_size;
 	memcpy(out + RPMAFIO_WS_HDR_SIZE, ws->mr_desc, ws->mr_desc_size);
-	out[RPMAFIO_WS_FLAGS_OFF] = (uint8_t)((ws->flush_native ? RPMAFIO_WS_FLUSH_NATIVE : 0) |
-		(ws->ranged_flush ? RPMAFIO_WS_RANGED_FLUSH : 0));
+	out[RPMAFIO_WS_FLAGS_OFF] = ws->flush_native ? RPMAFIO_WS_FLUSH_NATIVE : 0;
+	out[RPMAFIO_WS_OFFERS_OFF] = ws->ranged_flush ? RPMAFIO_WS_RANGED_FLUSH : 0;
 	return 0;
 }
 
@@ -47,11 +47,10 @@ int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,
 			b[3], len - RPMAFIO_WS_HDR_SIZE);
 		why = tmp;
 	} else if (len > RPMAFIO_WS_FLAGS_OFF &&
-			(b[RPMAFIO_WS_FLAGS_OFF] & ~RPMAFIO_WS_FLAGS_KNOWN)) {
+			(b[RPMAFIO_WS_FLAGS_OFF] & ~RPMAFIO_WS_FLUSH_NATIVE)) {
 		snprintf(tmp, sizeof(tmp), "the server's private data has unknown flags 0x%02x "
-			"at byte %d (this client knows only 0x%02x: native FLUSH, ranged flush "
-			"requests)", b[RPMAFIO_WS_FLAGS_OFF], RPMAFIO_WS_FLAGS_OFF,
-			RPMAFIO_WS_FLAGS_KNOWN);
+			"at byte %d (this client knows only 0x%02x: native FLUSH)",
+			b[RPMAFIO_WS_FLAGS_OFF], RPMAFIO_WS_FLAGS_OFF, RPMAFIO_WS_FLUSH_NATIVE);
 		why = tmp;
 	}
 	if (why) {
@@ -66,8 +65,8 @@ int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,
 		.mr_desc_size = b[3],
 		.flush_native = len > RPMAFIO_WS_FLAGS_OFF &&
 			(b[RPMAFIO_WS_FLAGS_OFF] & RPMAFIO_WS_FLUSH_NATIVE),
-		.ranged_flush = len > RPMAFIO_WS_FLAGS_OFF &&
-			(b[RPMAFIO_WS_FLAGS_OFF] & RPMAFIO_WS_RANGED_FLUSH),
+		.ranged_flush = len > RPMAFIO_WS_OFFERS_OFF &&
+			(b[RPMAFIO_WS_OFFERS_OFF] & RPMAFIO_WS_RANGED_FLUSH),
 	};
 	memcpy(out.mr_desc, b + RPMAFIO_WS_HDR_SIZE, out.mr_desc_size);
 	*ws = out;

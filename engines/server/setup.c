@@ -137,7 +137,7 @@ int rpmafio_server_register_range(struct rpmafio_server *s, char *ptr, size_t le
 		.max_msg_num = max_msg_num,
 		.direct_write_to_pmem = job->o->direct_write_to_pmem != 0,
 		.mr_desc_size = (uint8_t)desc_size,
-		/* a server taking flush requests is our GPSPM one: it serves ranged ones too */
+		/* a server taking flush requests is our GPSPM one: it offers ranged ones too */
 		.ranged_flush = max_msg_num > 0,
 	};
 	if ((ret = rpma_mr_get_descriptor(*mr, ws.mr_desc)))
