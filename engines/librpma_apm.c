@@ -21,10 +21,10 @@
  *   client  connect; from the workspace, the flush type (persistent or
  *           visibility) and the flush path (the device's own RDMA FLUSH when
  *           both ends can take it and native_flush allows, else an RDMA read);
- *           post each batch's reads and writes, then ONE flush covering the
- *           batch's writes (client/io.c; a native FLUSH carries 32 bits of
- *           length, so a longer span takes several, only the last signalled);
- *           its completion completes the batch;
+ *           post each batch's reads and writes, then its flush: a native
+ *           FLUSH per written range (client/io.c, client/ranges.h; 32 bits of
+ *           length each, so a longer range takes several), or one emulating
+ *           read, only the last signalled; its completion completes the batch;
  *           disconnect; say how the flushes completed
  */
 #include <errno.h>
@@ -166,16 +166,16 @@ static int apm_client_init(struct rpmafio_client *c)
 /*
  * The longest native FLUSH: its length is 32 bits (librpma refuses more rather
  * than let it be cut short), rounded down to whole 4-KiB pages so that every
- * piece of a longer span but the last is page-aligned in length.
+ * piece of a longer range but the last is page-aligned in length.
  */
 #define APM_NATIVE_FLUSH_MAX ((uint64_t)UINT32_MAX & ~(uint64_t)4095)
 
 /*
  * The batch's flush after its writes; its completion completes the batch. A
- * native FLUSH over a span longer than it carries becomes several, in order,
- * only the last signalled (the others report errors only); client/io.c posts
- * them all in the batch's chain. The emulating read sends none of the length:
- * one flush takes any span.
+ * native FLUSH per written range, a range longer than one carries in several,
+ * in order, only the very last signalled (the others report errors only);
+ * client/io.c posts them all in the batch's chain. The emulating read sends
+ * none of the length: one flush takes any span.
  */
 /* (apart: its message buffer would cost every flush a stack guard) */
 static __attribute__((noinline, cold)) int apm_flush_failed(struct rpmafio_client *c,
@@ -196,11 +196,12 @@ static inline int apm_flush_range(struct rpmafio_client *c, uint64_t offset, uin
 	bool signal, struct rpmafio_io *last)
 {
 	struct apm_client *a = c->priv;
-	const uint64_t most = a->path == RPMAFIO_FLUSH_NATIVE ? APM_NATIVE_FLUSH_MAX : len;
+	const uint64_t most = a->path == RPMAFIO_FLUSH_NATIVE ? APM_NATIVE_FLUSH_MAX : UINT64_MAX;
 
 	for (;;) {
-		const uint64_t piece = len < most ? len : most;
-		const bool signalled = signal && piece == len;
+		const bool final = len <= most;
+		const uint64_t piece = final ? len : most;
+		const bool signalled = signal && final;
 		int ret = rpma_flush(c->conn, c->server_mr, offset, piece, a->flush_type,
 			signalled ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR, last);
 		if (ret)
@@ -209,7 +210,7 @@ static inline int apm_flush_range(struct rpmafio_client *c, uint64_t offset, uin
 			a->flushes++;
 		else
 			a->unsignalled_flushes++;
-		if (piece == len)
+		if (final)
 			return 0;
 		offset += piece;
 		len -= piece;
