@@ -18,6 +18,8 @@
 #     sleeping and busy): each client's bytes in its own part of the server's
 #     memory; a fio client served to its end before the second client comes,
 #     then that one, hostile, cut off (the server waiting adaptively);
+#   - batched random writes on device DAX: the server persists exactly the
+#     bytes written (its count equals fio's and the client's), fio's verify passing;
 #   - a server taking fewer requests than the client may send; a GPSPM client
 #     against an APM server; a server pinned to a CPU.
 # Interoperability with fio's in-tree librpma_gpspm engines: tests/e2e/interop.sh.
@@ -31,7 +33,8 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 A=$RPMA_TEST_ADDR
 METHOD=gpspm
-ENGINE=build/librpma_$METHOD.so
+# (E2E_GPSPM_ENGINE: another build of the engine, e.g. a control run of an older one)
+ENGINE=${E2E_GPSPM_ENGINE:-build/librpma_$METHOD.so}
 HOSTILE=build/tests/tools/gpspm-hostile
 DAX=${RPMA_TEST_DEVDAX:-}
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
@@ -195,6 +198,50 @@ gp_hostile() {
 			status=1
 		fi
 	else
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
+# gp_exact_persist NAME 'SERVER_VARS' CLIENT_ARGS...
+# Batched random writes with fio's verify (crc32c, read back after writing) to a
+# server on device DAX: the server must persist exactly the bytes written -- its
+# `B bytes persisted` equals fio's own count of bytes written (the JSON's
+# write.io_bytes) and the client's own note of what it asked to persist (issue
+# 47: a batch's ranges, not the span from its lowest to its highest byte). Each
+# count must be there and non-zero; the figures are printed either way.
+gp_exact_persist() {
+	local name=gpspm-$1 svars=$2 status=0 rc=0 written writes persisted asked requests
+	gp_want "$name" || return 0
+	shift 2
+	gp_new_test "$name"
+	if gp_start_server "$svars"; then
+		timeout "$E2E_STEP_TIMEOUT" fio --ioengine=external:"$ENGINE" --name=exact \
+			--serverip="$A" --port="$E2E_PORT" --create_serialize=0 --thread \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 --verify_state_save=0 "$@" \
+			--output-format=json --output="$E2E_DIR/client.json" \
+			>"$E2E_DIR/client.log" 2>&1 || rc=$?
+		[ "$rc" -eq 0 ] || { echo "  the client exited with $rc" >>"$E2E_DIR/why"; status=1; }
+		wait "$GP_SPID" || { echo "  the server exited with $?" >>"$E2E_DIR/why"; status=1; }
+	else
+		status=1
+	fi
+	written=$(jq -r '.jobs[0].write.io_bytes // empty' "$E2E_DIR/client.json" 2>/dev/null)
+	writes=$(jq -r '.jobs[0].write.total_ios // empty' "$E2E_DIR/client.json" 2>/dev/null)
+	requests=$(sed -n 's/.*served \([0-9]*\) flush requests.*/\1/p' "$E2E_DIR/server.log" | tail -1)
+	persisted=$(sed -n 's/.*served [0-9]* flush requests (\([0-9]*\) bytes persisted).*/\1/p' \
+		"$E2E_DIR/server.log" | tail -1)
+	asked=$(sed -n 's/.*wrote [0-9]* bytes, asked to persist \([0-9]*\) bytes.*/\1/p' \
+		"$E2E_DIR/client.log" | tail -1)
+	echo "  written ${written:-?} (fio), asked to persist ${asked:-?} (client)," \
+		"persisted ${persisted:-?} (server); ${requests:-?} flush requests for ${writes:-?} writes"
+	if [ "${written:-0}" -le 0 ] || [ "${persisted:-0}" -le 0 ] || [ "${asked:-0}" -le 0 ]; then
+		echo "  a count is missing or zero" >>"$E2E_DIR/why"
+		status=1
+	elif [ "$persisted" -ne "$written" ] || [ "$asked" -ne "$written" ]; then
+		echo "  persisted $persisted and asked $asked for $written bytes written" >>"$E2E_DIR/why"
 		status=1
 	fi
 	e2e_result "$name" "$status"
@@ -411,6 +458,10 @@ if [ -n "$DAX" ]; then
 		--rw=randwrite --bs=4k --iodepth=16 --iodepth_batch_submit=16
 	gp_data_check devdax-data-write-1m-sync "$DAX" dev-dax 32m 'SERVER_BUSY_WAIT=1' \
 		--rw=write --bs=1m --sync=1
+	# exactly the bytes written are persisted, batches of 4 random writes at depth 8
+	gp_exact_persist devdax-persists-exactly-randwrite-4k-qd8-batch4 \
+		"SERVER_MEM=$DAX SERVER_SIZE=64m" --size=16m --rw=randwrite --bs=4k \
+		--iodepth=8 --iodepth_batch_submit=4 --iodepth_batch_complete_min=4
 fi
 file=/tmp/rpma-fio-e2e-gpspm-mem
 truncate -s 64m "$file"
