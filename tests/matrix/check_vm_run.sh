@@ -63,7 +63,7 @@ within() {
 
 # every point of the plan: a row with figures in results.csv and in the report, and
 # every fio point the per-I/O costs of its cost run
-peers=0 costed=0 noflush_checked=0
+peers=0 costed=0 noflush_checked=0 persist_checked=0
 while IFS=$'\t' read -r id impl method _ rw bs qd sync _; do
 	label=$method
 	[ "$impl" = ours ] || { label="$method \\(peer\\)"; peers=$((peers + 1)); }
@@ -83,6 +83,13 @@ while IFS=$'\t' read -r id impl method _ rw bs qd sync _; do
 		continue
 	fi
 	costed=$((costed + 1))
+	if [ "$impl" = ours ] && [[ $rw == *write ]] && [[ $method == apm || $method == gpspm* ]]; then
+		# our engines persist exactly what was written (their own counts, the first run)
+		v=$(column_of "$id" persisted_per_byte_written)
+		within "${v:-nan}" 0.9999 1.0001 ||
+			fail "point $id ($label $rw bs $bs iodepth $qd): '$v' bytes persisted per byte written, not 1.00"
+		persist_checked=$((persist_checked + 1))
+	fi
 	# a 4 KiB APM write, one at a time: the write (unsignaled) and the flush's read, one
 	# completion on the client, nothing posted by the server; on the wire (rxe's MTU 1024
 	# here) 4 write packets, their ACK, the read request and its response. Ours chains the
@@ -120,6 +127,8 @@ while IFS=$'\t' read -r id impl method _ rw bs qd sync _; do
 done < <(tail -n +2 "$OUT/plan.tsv" 2>/dev/null)
 [ "$peers" -gt 0 ] || fail "the plan has no point of the peer"
 [ "$noflush_checked" = 1 ] || fail "no noflush 4 KiB sync write point had its costs checked"
+[ "$persist_checked" -gt 0 ] || fail "no write point of ours had its bytes persisted per byte written checked"
+echo "points of ours persisting exactly what they wrote: $persist_checked"
 echo "points with per-I/O costs: $costed (of which the peer's: see results.csv)"
 grep -q '^## Ours vs the peer' "$OUT/report.md" || fail "the report has no 'Ours vs the peer' section"
 grep -q '^## Per-I/O costs' "$OUT/report.md" || fail "the report has no 'Per-I/O costs' section"

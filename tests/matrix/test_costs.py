@@ -13,7 +13,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
-from rpmamatrix import aggregate, benchmarks, plan, report  # noqa: E402
+from rpmamatrix import aggregate, benchmarks, costs, plan, report  # noqa: E402
 from rpmamatrix.common import PLAN_COLUMNS  # noqa: E402
 
 
@@ -162,6 +162,55 @@ class Costs(unittest.TestCase):
             f.write(counts(mixed_providers=1, post_send_calls=5))
         rows = {r["id"]: r for r in aggregate.summarize(self.dir)}
         self.assertIsNone(rows["p001"]["client_posts_per_io"])
+
+
+
+class Persisted(unittest.TestCase):
+    """Bytes persisted per byte written, from what our engines say at a job's end."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp()
+        os.makedirs(os.path.join(self.dir, "runs"))
+
+    def tearDown(self):
+        shutil.rmtree(self.dir)
+
+    def put(self, name, text):
+        with open(os.path.join(self.dir, "runs", name), "w") as f:
+            f.write(text)
+
+    def figure(self, pid, method):
+        return costs.persist_figures(self.dir, {"id": pid, "method": method}).get(
+            "persisted_per_byte_written")
+
+    def test_gpspm_takes_the_servers_count(self):
+        # two client jobs; the server persisted a span's worth more than was written
+        self.put("p001-r1.client.log", "fio: librpma_gpspm client: wrote 8192 bytes, asked to "
+                 "persist 8192 bytes (1.00 per byte written)\nnoise 5 bytes\n"
+                 "fio: librpma_gpspm client: wrote 8192 bytes, asked to persist 8192 bytes\n")
+        self.put("p001-r1.server.log", "fio: librpma_gpspm server: served 4 flush requests "
+                 "(32768 bytes persisted)\n")
+        self.assertAlmostEqual(self.figure("p001", "gpspm-busy"), 2.0)
+
+    def test_the_hubs_line(self):
+        self.put("p001-r1.client.log", "wrote 4096 bytes, asked to persist 4096 bytes\n")
+        self.put("p001-r1.server.log", "served 12 flush requests from 3 clients on one thread "
+                 "(each: 10, 1, 1; 4096 bytes in DRAM: nothing to persist)\n")
+        self.assertAlmostEqual(self.figure("p001", "gpspm-hub"), 1.0)
+
+    def test_apm_takes_the_clients(self):
+        self.put("p001-r1.client.log", "wrote 4096 bytes, asked to persist 6144 bytes\n")
+        self.assertAlmostEqual(self.figure("p001", "apm"), 1.5)
+
+    def test_no_count_no_figure(self):
+        # the peer's engines say nothing; a GPSPM server without its line; a read
+        self.put("p001-r1.client.log", "fio: some other note\n")
+        self.assertIsNone(self.figure("p001", "apm"))
+        self.put("p002-r1.client.log", "wrote 4096 bytes, asked to persist 4096 bytes\n")
+        self.assertIsNone(self.figure("p002", "gpspm-sleep"))
+        self.put("p003-r1.client.log", "wrote 0 bytes, asked to persist 0 bytes\n")
+        self.assertIsNone(self.figure("p003", "apm"))
+        self.assertIsNone(self.figure("p004", "apm"))  # no log at all
 
 
 if __name__ == "__main__":

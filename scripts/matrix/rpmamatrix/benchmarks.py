@@ -34,6 +34,8 @@ BENCH_FIGURES = [
      "instr"),
     ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
      "callgrind, both servers sleeping)", -1, 0, "instr"),
+    ("persisted_per_byte_written", "bytes persisted per byte written (ours: the GPSPM "
+     "server's count, APM's flushes; the peer's engines count none)", -1, 2, None),
 ]
 
 

@@ -15,7 +15,11 @@ COST_COLUMNS = [
     "client_completions_per_io", "server_posts_per_io", "server_send_wrs_per_io",
     "server_recv_wrs_per_io", "server_completions_per_io", "packets_per_io",
     "client_cpu_us_per_io", "server_cpu_us_per_io",
-    "client_instructions_per_io", "server_instructions_per_io"]
+    "client_instructions_per_io", "server_instructions_per_io", "persisted_per_byte_written"]
+
+# what our engines say at a job's end (engines/client/io.c; engines/gpspm/server.c and hub.c)
+CLIENT_PERSIST_RE = re.compile(r"wrote (\d+) bytes, asked to persist (\d+) bytes")
+SERVER_PERSIST_RE = re.compile(r"served \d+ flush requests .*?(\d+) bytes (?:persisted|in DRAM)")
 
 
 def read_verbs_counts(path):
@@ -107,10 +111,44 @@ def instruction_figures(folder, pt):
     return fig
 
 
+def sum_of_matches(path, pattern):
+    """The sums of each group of pattern over the lines of path, or None when no line
+    matches (or there is no such file)."""
+    sums = None
+    try:
+        with open(path, errors="replace") as f:
+            for m in (pattern.search(line) for line in f):
+                if m:
+                    got = [int(g) for g in m.groups()]
+                    sums = got if sums is None else [a + b for a, b in zip(sums, got)]
+    except OSError:
+        return None
+    return sums
+
+
+def persist_figures(folder, pt):
+    """Bytes persisted per byte written in the point's first run, from our engines' own
+    counts: GPSPM, the bytes its server persisted (or, on DRAM, was asked to); APM, the
+    bytes the client's flushes named (native FLUSH: their lengths; emulated: the writes a
+    read makes durable). The peer's engines count neither: {} then, as for reads."""
+    stem = os.path.join(folder, "runs", pt["id"] + "-r1")
+    client = sum_of_matches(stem + ".client.log", CLIENT_PERSIST_RE)
+    if client is None or client[0] == 0:
+        return {}
+    written, asked = client
+    if pt["method"].startswith("gpspm"):
+        server = sum_of_matches(stem + ".server.log", SERVER_PERSIST_RE)
+        if server is None:
+            return {}
+        asked = server[0]
+    return {"persisted_per_byte_written": asked / written}
+
+
 def point_costs(folder, pt):
     """Every per-I/O cost of a point ({} for perftest's: it has no cost run)."""
     if pt["method"] == "raw":
         return {}
     costs = cost_figures(folder, pt)
     costs.update(instruction_figures(folder, pt))
+    costs.update(persist_figures(folder, pt))
     return costs
