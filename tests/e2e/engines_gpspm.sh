@@ -150,7 +150,7 @@ gp_data_check() {
 		status=1
 	fi
 	if [ "$status" -eq 0 ]; then
-		local check=(fio --name=check --ioengine="$engine" --filename="$mem" --rw=write
+		local check=("$E2E_DEBIAN_FIO" --name=check --ioengine="$engine" --filename="$mem" --rw=write
 			--bs=2m --size="$size" --verify=pattern --verify_only)
 		if ! timeout "$E2E_STEP_TIMEOUT" "${check[@]}" --verify_pattern="$pattern" \
 				>"$E2E_DIR/client-check.log" 2>&1; then

@@ -139,7 +139,7 @@ ip_client_moved() {
 ip_memory_holds() {
 	local mem=$1 pattern=$2 size=$3 engine=psync
 	[ -c "$mem" ] && engine=dev-dax
-	local checker=(fio --name=check --ioengine="$engine" --filename="$mem" --rw=write --bs=2m
+	local checker=("$E2E_DEBIAN_FIO" --name=check --ioengine="$engine" --filename="$mem" --rw=write --bs=2m
 		--size="$size" --verify=pattern --verify_only --verify_state_save=0)
 	if ! timeout "$E2E_STEP_TIMEOUT" "${checker[@]}" --verify_pattern="$pattern" \
 		>"$E2E_DIR/client-check.log" 2>&1; then

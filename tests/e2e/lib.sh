@@ -33,6 +33,9 @@ mkdir -p "$(dirname "$E2E_RESULTS")" 2>/dev/null
 # that binary itself (install.sh, fio_versions.sh, smoke.sh) set it before sourcing.
 # A server started over ssh on another node (E2E_SERVER_HOST) runs Debian's.
 E2E_FIO=${E2E_FIO:-lean}
+# Debian's fio, for what the lean one lacks: the engines that read device DAX memory
+# back (dev-dax, libpmem: linked to libpmem) and libaio
+E2E_DEBIAN_FIO=${E2E_DEBIAN_FIO:-$(command -v fio)}
 case $E2E_FIO in
 lean)
 	[ -x build/fio-lean ] || { echo "tests/e2e/lib.sh: build/fio-lean is missing: make fio-lean" >&2; exit 1; }
