@@ -168,7 +168,8 @@ def build(folder):
                "connection's own requests and packets are included (a rounding error). "
                "`persisted per byte written` (the first measured run, our engines only): the "
                "bytes the GPSPM server persisted (on DRAM: was asked to), or the bytes APM's "
-               "flushes named, over the bytes written; 1.00 is exact.", ""] + costs
+               "flushes named, over the bytes written; 1.00 is exact (no-flush: 0.00, it asks "
+               "for none).", ""] + costs
     # where the figures come from (the VM's accelerator above all) before the charts
     md += ["", "## Environment", ""] + env_lines(env, options)
     md += ["", "## Charts", "",
