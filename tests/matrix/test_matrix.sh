@@ -313,6 +313,8 @@ main() {
 	check "compare: charts with both folders" charts_exist "$WORK/cmp" lat_vs_bs_write iops_vs_bs_write
 	check "compare: HTML self-contained" html_is_self_contained "$WORK/cmp/report.html"
 	check "CLI: --help" "$ROOT/scripts/run_matrix.sh" --help
+	check "CLI: the settings as shell words, options.json, the dry run's table (test_runargs.py)" \
+		python3 "$HERE/test_runargs.py"
 	check "CLI: every option's bad value refused in one line, before a run (test_bad_options.sh)" \
 		"$HERE/test_bad_options.sh"
 	check "CLI: --resume continues an interrupted run to an uninterrupted one's runs (test_resume.sh)" \

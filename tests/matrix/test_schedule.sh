@@ -47,8 +47,9 @@ capture_env() { echo '{}'; }
 
 rm -rf "$WORK"
 mkdir -p "$WORK"
-OUT=$WORK/out PRESET=default REPEATS=3 MAX_REPEATS=7 MARGIN=5 RUNTIME=2 RAMP=1 COSTS=0
-PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write --impls "ours,peer")
+# the runner's settings as its command line gives them (parse_args: runargs.py)
+POINTS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rw write --runtime 2 --ramp 1 --no-costs)
+parse_args "${POINTS[@]}" --impl ours,peer --repeats 3 --max-repeats 7 --margin 5 --out "$WORK/out"
 measure 2>"$WORK/progress.log"
 
 failed=0
@@ -103,8 +104,7 @@ expect "BENCHMARKS.md: the verdicts at a glance" \
 # --settle: our runs alone; at depth 1 the first two agree (5% apart): 2 runs; at depth 8
 # they differ by 30%: the third runs
 DRIFT=(1.0 1.05 1.0 1.0)
-OUT=$WORK/settle SETTLE=10
-PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write)
+parse_args "${POINTS[@]}" --repeats 3 --settle 10 --out "$WORK/settle"
 : >"$WORK/order.log"
 measure 2>"$WORK/settle.log"
 expect "--settle: 2 runs where they agree within 10%, 3 where they do not" \
@@ -115,8 +115,7 @@ expect "--settle: the progress says why, and counts the runs measured" bash -c \
 
 # --server-load 50: the load points of the plan, each run with the real burner (fio's
 # cpuio engine, here on the host) around it: a job per CPU, about half of each busy
-OUT=$WORK/load REPEATS=1 SETTLE=0
-PLAN_ARGS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rws write --server-load 50)
+parse_args "${POINTS[@]}" --repeats 1 --server-load 50 --out "$WORK/load"
 : >"$WORK/order.log"
 FAKE_RUN_SECS=1 measure 2>"$WORK/load.log"
 # What the runner set up, not what the scheduler gave it (a busy machine measures any

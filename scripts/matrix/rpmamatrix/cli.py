@@ -9,13 +9,14 @@ from .compare import cmd_compare
 from .decide import cmd_decide, cmd_settled
 from .durability import cmd_durability
 from .expand import cmd_expand_job
-from .plan import PRESETS, cmd_plan
+from .plan import add_plan_options, cmd_plan
 from .readback import cmd_judge_round
 from .platform import cmd_platform
 from .polling import cmd_polling, cmd_polling_row
 from .clientsbench import cmd_clients_bench, cmd_clients_row
 from .report import cmd_build
 from .resume import cmd_prune_runs
+from . import runcli
 from .sweep import cmd_report
 from .verdicts import DEFAULT_MARGIN_PCT
 
@@ -64,6 +65,13 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                root port, RNIC firmware, link and NUMA node, where PATH's memory
                is, PMem regions and namespaces, CPU governors and model
 
+  matrix args|dry-run|check-tools PROG ROOT ARG...
+  matrix usage PROG ROOT
+               scripts/run_matrix.sh's arguments (ARG...: as given): its settings
+               and options.json as shell assignments, the plan and its duration,
+               the programs a run needs, its --help (PROG: the runner's name, ROOT:
+               the project folder)
+
 DIR holds plan.tsv, options.json, env.json, status and runs/ (raw fio JSON,
 perftest output), as scripts/run_matrix.sh writes them. Python 3 stdlib only.
 """
@@ -80,27 +88,14 @@ def row_parser(sub, name, fn, *words):
 
 
 def main():
+    # (the runner's own arguments follow these: argparse must not read them)
+    if len(sys.argv) > 1 and sys.argv[1] in runcli.COMMANDS:
+        sys.exit(runcli.main(sys.argv[1:]) or 0)
     ap = argparse.ArgumentParser(description=USAGE,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
     p = sub.add_parser("plan", help="print the plan (TSV)")
-    p.add_argument("--preset", choices=sorted(PRESETS), default="default")
-    p.add_argument("--methods")
-    p.add_argument("--rws")
-    p.add_argument("--lat-bs", dest="lat_bs")
-    p.add_argument("--bw-bs", dest="bw_bs")
-    p.add_argument("--read-bs", dest="read_bs")
-    p.add_argument("--qd")
-    p.add_argument("--bw-qd", dest="bw_qd")
-    p.add_argument("--mix", action="store_true")
-    p.add_argument("--jobs")
-    p.add_argument("--server-load", dest="server_load",
-                   help="percents of the server host's CPUs kept busy: load points at each")
-    p.add_argument("--impls", help="ours,peer (default ours)")
-    p.add_argument("--hosts", type=int, default=1,
-                   help="client hosts (run_matrix.sh --clients): each fio point with 1..N of them")
-    p.add_argument("--native", action="store_true",
-                   help="the native build: apm-native is allowed and in the default list")
+    add_plan_options(p)
     p.add_argument("--defaults", action="store_true", help="print the preset's repeats/runtime/ramp")
     p.set_defaults(fn=cmd_plan)
     b = sub.add_parser("build", help="results.csv, charts and reports of a result folder")

@@ -118,7 +118,30 @@ def whole_numbers(option, text, least=1):
     return out
 
 
-def cmd_plan(args):
+def add_plan_options(p):
+    """The plan's options (the plan subcommand's; run_matrix.sh's PLAN_ARGS are these)."""
+    p.add_argument("--preset", choices=sorted(PRESETS), default="default")
+    p.add_argument("--methods")
+    p.add_argument("--rws")
+    p.add_argument("--lat-bs", dest="lat_bs")
+    p.add_argument("--bw-bs", dest="bw_bs")
+    p.add_argument("--read-bs", dest="read_bs")
+    p.add_argument("--qd")
+    p.add_argument("--bw-qd", dest="bw_qd")
+    p.add_argument("--mix", action="store_true")
+    p.add_argument("--jobs")
+    p.add_argument("--server-load", dest="server_load",
+                   help="percents of the server host's CPUs kept busy: load points at each")
+    p.add_argument("--impls", help="ours,peer (default ours)")
+    p.add_argument("--hosts", type=int, default=1,
+                   help="client hosts (run_matrix.sh --clients): each fio point with 1..N of them")
+    p.add_argument("--native", action="store_true",
+                   help="the native build: apm-native is allowed and in the default list")
+
+
+def settings(args):
+    """The preset with the options' changes, the methods and the implementations, each
+    checked (a clear error naming the option otherwise)."""
     p = dict(PRESETS[args.preset])
     for name in ("lat_bs", "bw_bs", "read_bs"):
         val = getattr(args, name)
@@ -162,17 +185,32 @@ def cmd_plan(args):
         die(f"--impl: '{args.impls}' names an implementation twice")
     if args.hosts < 1:
         die(f"--hosts: {args.hosts} is not a number of client hosts")
-    if args.defaults:
-        print(" ".join(f"{k}={p[k]}" for k in ("repeats", "settle", "runtime", "ramp")))
-        return
+    return p, methods, impls
+
+
+def checked_plan(args):
+    """The points the options ask for; a method that gets none is an error."""
+    p, methods, impls = settings(args)
     plan = make_plan(p, methods, impls, args.hosts)
     for m in set(methods) & set(CLIENTS_ONLY):
         if not any(pt["method"] == m for pt in plan):
             die(f"--methods: {m} serves several clients from one server thread: it runs at "
                 "the --jobs points above 1 (e.g. --jobs 1,2,4) or with --clients")
-    print("\t".join(PLAN_COLUMNS))
-    for pt in plan:
-        print("\t".join(str(pt[c]) for c in PLAN_COLUMNS))
+    return plan
+
+
+def plan_tsv(plan):
+    """The plan as plan.tsv holds it: a header, then a point a line."""
+    lines = ["\t".join(PLAN_COLUMNS)] + ["\t".join(str(pt[c]) for c in PLAN_COLUMNS) for pt in plan]
+    return "\n".join(lines) + "\n"
+
+
+def cmd_plan(args):
+    if args.defaults:
+        p = settings(args)[0]
+        print(" ".join(f"{k}={p[k]}" for k in ("repeats", "settle", "runtime", "ramp")))
+        return
+    print(plan_tsv(checked_plan(args)), end="")
 
 
 def read_plan(folder):
