@@ -96,207 +96,51 @@ measure() {
 		capture_env >"$OUT/env.json"
 	fi
 	trap on_interrupt INT TERM
-	local rows=() i j
-	# (a file, not a pipe: the guest has no /dev/fd for process substitution)
-	mapfile -t rows <"$OUT/plan.tsv"
-	RUNS_DONE=0 RUNS_FAILED=0 RUNS_KEPT=0 NEXT_PORT=$PORT_BASE MEASURE_START=$(date +%s)
-	RUNS_PLANNED=$(((${#rows[@]} - 1) * REPEATS))
-	[ "$RESUME" = 0 ] || keep_finished_runs
-	# a point's rows (ours and the peer's twin, plan.py puts them together) are one group
-	for ((i = 1; i < ${#rows[@]}; i = j)); do
-		for ((j = i + 1; j < ${#rows[@]}; j++)); do
-			[ "$(point_key "${rows[i]}")" = "$(point_key "${rows[j]}")" ] || break
-		done
-		measure_point "${rows[@]:i:j-i}"
-	done
+	run_schedule
 	trap - INT TERM
-	if [ "$RUNS_FAILED" -gt 0 ]; then
-		echo "partial ($RUNS_FAILED of $RUNS_DONE runs failed)" >"$OUT/status"
-	else
-		echo complete >"$OUT/status"
-	fi
-	local kept=''
-	[ "$RESUME" = 0 ] || kept=" ($RUNS_KEPT kept from before)"
-	echo "$PROG: $RUNS_DONE runs in $(fmt_secs $(($(date +%s) - MEASURE_START))), $RUNS_FAILED failed$kept" >&2
 }
 
-# --resume: the runs the interrupted run finished stay; the others have their files
-# (<stem>.*) removed, to run again: those with a .failed marker (on_interrupt's
-# "interrupted" among them) and those cut short without one (killed, the VM torn down):
-# a fio JSON that does not parse, perftest output without its result line, a cost or
-# instructions run without .packets (the last file run_fio writes): `matrix prune-runs`.
-keep_finished_runs() {
-	local counts kept costs redone
-	counts=$(python3 "$MATRIX" prune-runs "$OUT/runs") || die "--resume: cannot sort the runs in $OUT/runs"
-	read -r kept costs redone <<<"$counts"
-	echo "resuming $OUT: $kept runs kept (and $costs cost and instructions runs)," \
-		"$redone failed or cut short: run again; $RUNS_PLANNED runs planned" >&2
-}
-
-# --resume: did the interrupted run finish this run (keep_finished_runs removed the rest)?
-run_kept() { # STEM RESULT_FILE
-	[ "$RESUME" = 1 ] && [ -e "$2" ] && [ ! -e "$1.failed" ]
-}
-
-# the result file of a measured run: perftest's output, or the client's fio JSON
-run_result() { # STEM METHOD
-	if [ "$2" = raw ]; then echo "$1.perftest.txt"; else echo "$1.json"; fi
-}
-
-# a plan row without its id and implementation: what is measured
-point_key() {
-	local row=$1
-	row=${row#*$'\t'}
-	echo "${row#*$'\t'}"
-}
-
-# The runs of one point, interleaved over its implementations (ours, peer, ours, peer,
-# ...: a slow period of the host hits both), then each one's cost and instructions
-# runs. With two implementations, pairs beyond --repeats are added (up to
-# --max-repeats) until the IOPS verdict is decided: `matrix decide` says when
-# (scripts/matrix/rpmamatrix/sequential.py).
-measure_point() { # PLAN_ROW...
-	local r row max=$REPEATS verdict
-	[ $# -lt 2 ] || max=$MAX_REPEATS
-	for ((r = 1; r <= max; r++)); do
-		[ "$r" -le "$REPEATS" ] || RUNS_PLANNED=$((RUNS_PLANNED + $#))
-		for row; do
-			measure_run "$row" "$r"
-		done
-		# --resume: a next pair kept means the interrupted run found this one undecided
-		# (decide would count the pairs after it, too): on to that pair
-		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ] && [ "$r" -lt "$max" ] && pair_kept $((r + 1)) "$@"; then
-			continue
-		fi
-		if [ $# -eq 1 ] && point_settled "$r" "$1"; then
-			RUNS_PLANNED=$((RUNS_PLANNED - REPEATS + r))
-			break
-		fi
-		if [ $# -ge 2 ] && [ "$r" -ge "$REPEATS" ]; then
-			local ids=() rc=0
-			for row; do ids+=("${row%%$'\t'*}"); done
-			# one more pair or not is decide's (scripts/matrix/rpmamatrix/sequential.py):
-			# exit 0 stop (decided, or the cap), 3 one more pair, anything else a failure
-			verdict=$(python3 "$MATRIX" decide "$OUT" "${ids[0]}" "${ids[1]}" --margin "$MARGIN" \
-				--pairs "$r" --min-pairs "$REPEATS" --max-pairs "$max") || rc=$?
-			[ "$rc" -eq 0 ] || [ "$rc" -eq 3 ] ||
-				die "matrix decide failed at ${ids[0]} and ${ids[1]} (status $rc)"
-			echo "      $r pairs: $verdict" >&2
-			[ "$rc" -eq 3 ] || break
-		fi
+# The runs of the plan as scripts/matrix/rpmamatrix/schedule.py asks for them, one at a
+# time (which, in what order, on which ports: interleaved pairs until decided, --settle,
+# the runs --resume keeps; the progress and the status are its), each status told back
+run_schedule() {
+	local run status from to pid
+	coproc SCHEDULE { python3 "$MATRIX" schedule "$OUT" "$PROG" --repeats "$REPEATS" \
+		--max-repeats "$MAX_REPEATS" --settle "$SETTLE" --margin "$MARGIN" --port-base "$PORT_BASE" \
+		--costs "$COSTS" --instructions "$INSTRUCTIONS" --resume "$RESUME" --clients "${#CLIENT_HOSTS[@]}"; }
+	# (copies, and the pid: bash drops the coproc's own when it ends)
+	pid=$SCHEDULE_PID
+	exec {from}<&"${SCHEDULE[0]}" {to}>&"${SCHEDULE[1]}"
+	while read -r -a run <&"$from"; do
+		status=0
+		do_run "${run[@]}" || status=$?
+		echo "$status" >&"$to"
 	done
-	for row; do
-		measure_costs "$row"
-	done
+	exec {from}<&- {to}>&-
+	wait "$pid" || die "the schedule of $OUT failed (scripts/matrix/matrix schedule)"
 }
 
-# --settle PCT: after run R (2 at least, fewer than --repeats) of a plan row, do its runs
-# agree within PCT% (their IOPS' max - min over the median)? Then the rest are skipped.
-point_settled() { # R PLAN_ROW
-	local r=$1 verdict
-	[ "${SETTLE:-0}" -gt 0 ] && [ "$r" -ge 2 ] && [ "$r" -lt "$REPEATS" ] || return 1
-	# (--resume: a next run kept means the interrupted run found these unsettled)
-	! pair_kept $((r + 1)) "$2" || return 1
-	verdict=$(python3 "$MATRIX" settled "$OUT" "${2%%$'\t'*}" --within "$SETTLE") || return 1
-	echo "      $r runs: $verdict: settled (--settle $SETTLE%)" >&2
-}
-
-# --resume: are run R of every plan row kept (the interrupted run finished them)?
-pair_kept() { # R PLAN_ROW...
-	local r=$1 row id method stem result
-	shift
-	for row; do
-		IFS=$'\t' read -r id _ method _ <<<"$row"
-		stem=$OUT/runs/$id-r$r
-		run_kept "$stem" "$(run_result "$stem" "$method")" || return 1
-	done
-}
-
-# Run R of a plan row
-measure_run() { # PLAN_ROW R
-	local id impl method workload rw bs qd sync nj hosts load r=$2
-	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts load <<<"$1"
-	RUNS_DONE=$((RUNS_DONE + 1))
-	# (a run kept takes its ports too: the others' stay those of an uninterrupted run)
-	NEXT_PORT=$((NEXT_PORT + nj * hosts))
-	local stem=$OUT/runs/$id-r$r result
-	result=$(run_result "$stem" "$method")
-	if run_kept "$stem" "$result"; then
-		RUNS_KEPT=$((RUNS_KEPT + 1))
-		return
-	fi
-	# the ETA from the runs measured now (a run kept took no time)
-	local elapsed eta="" measured=$((RUNS_DONE - RUNS_KEPT))
-	elapsed=$(($(date +%s) - MEASURE_START))
-	[ "$measured" -gt 1 ] && [ "$RUNS_PLANNED" -ge "$RUNS_DONE" ] &&
-		eta=" ETA $(fmt_secs $((elapsed * (RUNS_PLANNED - RUNS_DONE + 1) / (measured - 1))))"
-	printf '[%d/%d] %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s%s%s run %d%s\n' \
-		"$RUNS_DONE" "$RUNS_PLANNED" "$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" \
-		"$([ ${#CLIENT_HOSTS[@]} = 0 ] || echo " hosts $hosts")" \
-		"$([ "${load:-0}" = 0 ] || echo " server load $load%")" "$r" "$eta" >&2
+# One run: NAME (runs/<id>-r<k>, -cost, -instr), a point's fields, COST (0 measured, 1 the
+# cost run, 2 instructions) with IOS I/Os a job, LOAD (--server-load), TOOL (perftest's)
+do_run() { # NAME IMPL METHOD RW BS QD SYNC NJ PORT COST HOSTS IOS LOAD TOOL
+	local stem=$OUT/runs/$1 status=0
 	RUN_STEM=$stem
-	start_load "${load:-0}" "$stem"
-	if [ "$method" = raw ]; then
-		run_perftest "$stem" "$(raw_tool "$rw" "$sync")" "$bs" "$qd" "$NEXT_PORT" ||
-			RUNS_FAILED=$((RUNS_FAILED + 1))
+	start_load "${13}" "$stem"
+	if [ "$3" = raw ]; then
+		run_perftest "$stem" "${14}" "$5" "$6" "$9" || status=1
 	else
-		run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 0 "$hosts" ||
-			RUNS_FAILED=$((RUNS_FAILED + 1))
+		run_fio "$stem" "${@:2:11}" || status=1
 	fi
 	stop_load "$stem"
 	RUN_STEM=
 	report_failure "$stem"
-}
-
-# The cost run and the instructions run (--instructions) of a plan row, where it has them
-measure_costs() { # PLAN_ROW
-	local id impl method workload rw bs qd sync nj hosts load stem
-	IFS=$'\t' read -r id impl method workload rw bs qd sync nj hosts load <<<"$1"
-	# (a point under --server-load is its idle twin's costs and a busier server: no cost run)
-	[ "${load:-0}" = 0 ] || return 0
-	# shellcheck disable=SC2153 # COSTS: parse_args's
-	if [ "$COSTS" = 1 ] && [ "$method" != raw ]; then
-		NEXT_PORT=$((NEXT_PORT + nj))
-		stem=$OUT/runs/$id-cost
-		if ! run_kept "$stem" "$stem.json"; then
-			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: cost run (%s I/Os a job)\n' \
-				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$(cost_ios "$bs")" >&2
-			RUN_STEM=$stem
-			run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 1 ||
-				RUNS_FAILED=$((RUNS_FAILED + 1))
-			RUN_STEM=
-			report_failure "$stem"
-		fi
-	fi
-	if [ "$INSTRUCTIONS" != 0 ] && [ "$rw" = write ] && [ "$bs" = 4096 ] && [ "$nj" = 1 ] &&
-			{ [ "$INSTRUCTIONS" = 1 ] || [ "$sync" = 1 ]; } &&
-			[[ $method == apm || $method == gpspm-sleep ]]; then
-		NEXT_PORT=$((NEXT_PORT + nj))
-		stem=$OUT/runs/$id-instr
-		if ! run_kept "$stem" "$stem.json"; then
-			printf '      %-4s %-11s %-4s %-5s bs %-6s iodepth %-3s jobs %s: instructions (callgrind, %s I/Os)\n' \
-				"$impl" "$method" "$workload" "$rw" "$bs" "$qd" "$nj" "$INSTR_IOS" >&2
-			RUN_STEM=$stem
-			run_fio "$stem" "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$NEXT_PORT" 2 ||
-				RUNS_FAILED=$((RUNS_FAILED + 1))
-			RUN_STEM=
-			report_failure "$stem"
-		fi
-	fi
+	return "$status"
 }
 
 report_failure() {
 	[ -e "$1.failed" ] || return 0
 	echo "  failed: $(cat "$1.failed") (logs: $1.*)" >&2
 	tail -n 3 "$1".*.log 2>/dev/null | sed 's/^/  | /' >&2
-}
-
-raw_tool() {
-	if [ "$2" = 1 ]; then
-		echo "ib_${1}_lat"
-	else
-		echo "ib_${1}_bw"
-	fi
 }
 
 build_report() {

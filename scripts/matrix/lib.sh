@@ -208,24 +208,6 @@ set_fio_vars() {
 		SERVER_MEM="$SERVER_MEM" SERVER_SIZE="$SERVER_SIZE" DIRECT_WRITE_TO_PMEM="$DIRECT_WRITE")
 }
 
-# I/Os per job of a cost run: enough to make the connection's own packets and work
-# requests a rounding error, few enough for TCG (2000 up to 4 KiB, 8 MiB beyond).
-cost_ios() {
-	local bs=$1 n
-	n=$((8 * 1024 * 1024 / $(size_bytes "$bs")))
-	[ "$n" -le 2000 ] || n=2000
-	[ "$n" -ge 200 ] || n=200
-	echo "$n"
-}
-
-size_bytes() {
-	case $1 in
-	*k) echo $((${1%k} * 1024)) ;;
-	*m) echo $((${1%m} * 1024 * 1024)) ;;
-	*) echo "$1" ;;
-	esac
-}
-
 # The packets the RDMA devices of this host sent, summed (rxe's and most RNICs'
 # hw_counters; 0 where none are counted).
 sent_packets() {
@@ -245,9 +227,6 @@ wire_packets() {
 	echo "$n"
 }
 
-# I/Os per job of an instructions run (under callgrind, ~50 times slower)
-INSTR_IOS=500
-
 # callgrind around one side's fio: only the engine's I/O callbacks and all they call
 # are counted (fio's own core is left out), for IMPL and SIDE (client or server)
 callgrind_of() {
@@ -266,10 +245,11 @@ callgrind_of() {
 # The server and client commands of a point, into SERVER_CMD and CLIENT_CMD (arrays):
 # IMPL ours runs the job files with our engines, IMPL peer fio 3.33's in-tree engines
 # (build/peer/fio) with the same settings as command-line options. COST 1: a cost run
-# (exactly cost_ios I/Os per job, no ramp, the client sleeping on its completions);
-# COST 2: the same with INSTR_IOS I/Os, fio run by SERVER_WRAP / CLIENT_WRAP (callgrind).
+# (exactly IOS I/Os per job, no ramp, the client sleeping on its completions); COST 2:
+# the same, fio run by SERVER_WRAP / CLIENT_WRAP (callgrind). (IOS: the schedule's,
+# scripts/matrix/rpmamatrix/schedule.py)
 fio_commands() {
-	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 hosts=${10:-1} ios
+	local impl=$1 method=$2 rw=$3 bs=$4 qd=$5 sync=$6 nj=$7 port=$8 cost=$9 hosts=${10:-1} ios=${11:-0}
 	local engine=apm client_opts=() job run=(env) busy
 	case $method in
 	gpspm-*) engine=gpspm ;;
@@ -283,8 +263,6 @@ fio_commands() {
 	# ports and bytes the per-client jobs would have had (clients_per_job=, engines.md)
 	local server_jobs=(NUMJOBS=$((nj * hosts)))
 	[ "$method" != gpspm-hub ] || server_jobs=(NUMJOBS=1 CLIENTS_PER_JOB=$((nj * hosts)))
-	ios=$(cost_ios "$bs")
-	[ "$cost" != 2 ] || ios=$INSTR_IOS
 	if [ "$cost" != 0 ]; then
 		# sleeping completions: the CPU figure, and instructions that are the client's
 		# work, not its spinning (the peer's client has no such mode: its loop counts)
@@ -345,11 +323,12 @@ fio_commands() {
 }
 
 # One fio run of a point: server, then client. STEM: runs/<id>-r<k> (runs/<id>-cost for
-# the cost run). Leaves STEM.json (client), STEM.server.json, logs; a cost run also
+# the cost run, with IOS I/Os a job). Leaves STEM.json (client), STEM.server.json, logs; a cost run also
 # STEM.{client,server}.verbs.json (tests/tools/verbs_count.c) and STEM.packets;
 # STEM.failed on failure.
 run_fio() {
 	local stem=$1 impl=$2 method=$3 rw=$4 bs=$5 qd=$6 sync=$7 nj=$8 port=$9 cost=${10:-0} hosts=${11:-1}
+	local ios=${12:-0}
 	SERVER_WRAP=() CLIENT_WRAP=()
 	if [ "$cost" = 2 ]; then
 		rm -f "$stem".*.callgrind
@@ -362,7 +341,7 @@ run_fio() {
 		fi
 	fi
 	FIO_STEM=$stem
-	fio_commands "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" "$cost" "$hosts" ||
+	fio_commands "$impl" "$method" "$rw" "$bs" "$qd" "$sync" "$nj" "$port" "$cost" "$hosts" "$ios" ||
 		{ echo "could not write the client hosts' job files" >"$stem.failed"; return 1; }
 	local spre=(env) cpre=(env) packets_before=0
 	if [ "$cost" = 1 ]; then

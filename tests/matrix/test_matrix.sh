@@ -296,6 +296,8 @@ main() {
 		python3 "$HERE/test_costs.py"
 	check "verdicts: intervals over pairs and runs, compare's (test_verdicts.py)" \
 		python3 "$HERE/test_verdicts.py"
+	check "the schedule: runs in order, their ports, costs, kept runs (test_schedule_runs.py)" \
+		python3 "$HERE/test_schedule_runs.py"
 	check "ours vs the peer interleaved, pairs until decided (test_schedule.sh)" "$HERE/test_schedule.sh"
 	check "the GPSPM server's polling modes side by side (test_polling.py)" python3 "$HERE/test_polling.py"
 	check "a GPSPM server's CPU per I/O as its clients grow (test_clientsbench.py)" python3 "$HERE/test_clientsbench.py"

@@ -16,6 +16,7 @@ from .polling import cmd_polling, cmd_polling_row
 from .clientsbench import cmd_clients_bench, cmd_clients_row
 from .report import cmd_build
 from .resume import cmd_prune_runs
+from .schedule import cmd_schedule
 from . import runcli
 from .sweep import cmd_report
 from .verdicts import DEFAULT_MARGIN_PCT
@@ -34,6 +35,13 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix settled DIR POINT --within PCT
                whether the runs of POINT so far (2 at least) agree within PCT%
                (max - min over the median IOPS): exit 0, else 1
+  matrix schedule DIR PROG --repeats N --max-repeats M --settle PCT --margin PCT
+               --port-base PORT --costs 0|1 --instructions 0|1|sync --resume 0|1
+               --clients N
+               run_matrix.sh's runs of DIR's plan, in order, each asked of it on
+               stdout (a line: NAME IMPL METHOD RW BS IODEPTH SYNC NUMJOBS PORT COST
+               HOSTS IOS LOAD TOOL) and its status read on stdin (0: succeeded);
+               the progress on stderr, at the end DIR/status
   matrix prune-runs RUNS_DIR
                --resume: keep the runs that finished, remove the files of the others
                (they run again); prints: runs kept, cost runs kept, runs removed
@@ -125,6 +133,14 @@ def main():
     pr = sub.add_parser("prune-runs", help="--resume: keep the finished runs, remove the others")
     pr.add_argument("runs", help="a result folder's runs/")
     pr.set_defaults(fn=cmd_prune_runs)
+    sc = sub.add_parser("schedule", help="run_matrix.sh's runs of a folder's plan, asked one by one")
+    sc.add_argument("dir")
+    sc.add_argument("prog", help="the runner's name, for its summary line")
+    for opt in ("repeats", "max-repeats", "settle", "port-base", "costs", "resume", "clients"):
+        sc.add_argument("--" + opt, type=int, required=True)
+    sc.add_argument("--margin", type=float, required=True)
+    sc.add_argument("--instructions", choices=("0", "1", "sync"), required=True)
+    sc.set_defaults(fn=cmd_schedule)
     bm = sub.add_parser("benchmarks", help="docs/BENCHMARKS.md from a folder of --impl ours,peer")
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)

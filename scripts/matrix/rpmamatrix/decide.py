@@ -11,7 +11,7 @@ from .common import die
 from .plan import read_plan
 from .runs import point_runs_by_rep
 from .sequential import next_step
-from .verdicts import verdict_text
+from .verdicts import DEFAULT_MARGIN_PCT, verdict_text
 
 # decide's exit status for "one more pair": not 1, which a Python traceback gives, nor 2,
 # an error's (die, argparse), so that the runner stops on a failure instead of adding pairs
@@ -24,26 +24,39 @@ def point_of(folder, plan, pid):
     return dict(plan[pid], by_rep=point_runs_by_rep(folder, plan[pid]))
 
 
-def cmd_decide(args):
-    plan = {pt["id"]: pt for pt in read_plan(args.dir)}
-    rows = [point_of(args.dir, plan, pid) for pid in (args.ours, args.peer)]
+def decide(folder, ours, peer, pairs=None, min_pairs=1, max_pairs=None, margin=DEFAULT_MARGIN_PCT):
+    """After pair PAIRS of MIN_PAIRS..MAX_PAIRS: (the verdict and why, stop?) of the IOPS of
+    point OURS vs its interleaved twin PEER."""
+    plan = {pt["id"]: pt for pt in read_plan(folder)}
+    rows = [point_of(folder, plan, pid) for pid in (ours, peer)]
     interval = paired_figure(rows[0], rows[1], "iops")
-    # (without --pairs: the pairs measured, as if none had failed)
-    pairs = interval.n if args.pairs is None else args.pairs
-    step = next_step(interval, pairs, args.min_pairs, args.max_pairs or pairs, args.margin)
-    print(f"IOPS ours/peer {verdict_text(interval, +1)}: {step.why}")
-    sys.exit(0 if step.stop else ONE_MORE_PAIR)
+    # (without PAIRS: the pairs measured, as if none had failed)
+    pairs = interval.n if pairs is None else pairs
+    step = next_step(interval, pairs, min_pairs, max_pairs or pairs, margin)
+    return f"IOPS ours/peer {verdict_text(interval, +1)}: {step.why}", step.stop
+
+
+def settled(folder, point, within):
+    """(what the runs of POINT so far say, do 2 or more agree within WITHIN percent?):
+    (max - min) / median of their IOPS."""
+    row = point_of(folder, {pt["id"]: pt for pt in read_plan(folder)}, point)
+    iops = [r.iops for r in row["by_rep"].values() if r.iops]
+    if len(iops) < 2:
+        return f"{len(iops)} measured run(s): not settled", False
+    median = statistics.median(iops)
+    apart = (max(iops) - min(iops)) / median * 100
+    return f"IOPS {median:.0f} [{min(iops):.0f}..{max(iops):.0f}], {apart:.0f}% apart", apart <= within
+
+
+def cmd_decide(args):
+    text, stop = decide(args.dir, args.ours, args.peer, args.pairs, args.min_pairs, args.max_pairs,
+                        args.margin)
+    print(text)
+    sys.exit(0 if stop else ONE_MORE_PAIR)
 
 
 def cmd_settled(args):
-    """Exit 0 when the point's runs so far (2 at least) agree within --within percent:
-    (max - min) / median of their IOPS."""
-    row = point_of(args.dir, {pt["id"]: pt for pt in read_plan(args.dir)}, args.point)
-    iops = [r.iops for r in row["by_rep"].values() if r.iops]
-    if len(iops) < 2:
-        print(f"{len(iops)} measured run(s): not settled")
-        sys.exit(1)
-    median = statistics.median(iops)
-    apart = (max(iops) - min(iops)) / median * 100
-    print(f"IOPS {median:.0f} [{min(iops):.0f}..{max(iops):.0f}], {apart:.0f}% apart")
-    sys.exit(0 if apart <= args.within else 1)
+    """Exit 0 when the point's runs so far (2 at least) agree within --within percent."""
+    text, ok = settled(args.dir, args.point, args.within)
+    print(text)
+    sys.exit(0 if ok else 1)
