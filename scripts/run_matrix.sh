@@ -143,19 +143,11 @@ report_failure() {
 	tail -n 3 "$1".*.log 2>/dev/null | sed 's/^/  | /' >&2
 }
 
+# the report built, and its findings and summary table, its status and where it is
 build_report() {
 	echo "$PROG: building the report" >&2
 	python3 "$MATRIX" build "$OUT" >/dev/null
-	show_summary
-}
-
-# the report's findings and summary table, its status and where it is
-show_summary() {
-	echo
-	sed -n '/^## Findings/,/^## Points and methods/p' "$OUT/report.md" | sed -e '1d;$d' -e '/^!\[chart\]/d'
-	sed -n '/^## Summary/,/^## Environment/p' "$OUT/report.md" | sed '1d;$d'
-	echo "status: $(cat "$OUT/status")"
-	echo "report: $OUT/report.html (and report.md, results.csv, charts/, runs/)"
+	python3 "$MATRIX" summary "$OUT"
 }
 
 # Re-run this script in the Soft-RoCE VM; the report is built here afterwards
@@ -214,89 +206,33 @@ run_in_vm() {
 }
 
 # --resume DIR: DIR's interrupted run continued: this script again with the arguments
-# it was started with, --resumed --out DIR (measure keeps the runs done, runs the rest)
-resume() { # DIR
-	local dir=$1
-	case $dir in /*) ;; *) dir=$PWD/$dir ;; esac
-	check_resume_folder "$dir"
-	if grep -qx complete "$dir/status" 2>/dev/null; then
-		echo "$PROG: $dir is complete: nothing to resume; rebuilding its report" >&2
-		OUT=$dir
+# it was started with (options.json's "args": scripts/matrix/rpmamatrix/resume.py),
+# --resumed --out DIR (measure keeps the runs done, runs the rest)
+resume() { # --resume DIR
+	local stored shown='(none: the defaults)'
+	stored=$(python3 "$MATRIX" resume-args "$PROG" "$ROOT" "$@") || exit
+	eval "$stored"
+	if [ "$RESUME_COMPLETE" = 1 ]; then
+		echo "$PROG: $OUT is complete: nothing to resume; rebuilding its report" >&2
 		build_report
 		return
 	fi
-	read_stored_args "$dir"
-	local shown='(none: the defaults)'
 	[ ${#STORED_ARGS[@]} -eq 0 ] || shown=$(printf '%q ' "${STORED_ARGS[@]}")
-	echo "$PROG: continuing $dir with the options it was started with: ${shown% }" >&2
-	exec "$ROOT/scripts/run_matrix.sh" "${STORED_ARGS[@]}" --resumed --out "$dir"
-}
-
-# a result folder of this script's (what --resume continues), or die naming what it lacks
-check_resume_folder() { # DIR
-	[ -d "$1" ] || die "--resume: '$1' is not a folder"
-	local f
-	for f in options.json plan.tsv; do
-		[ -f "$1/$f" ] || die "--resume: '$1' has no $f: not a result folder of $PROG, nothing to resume"
-	done
-}
-
-# options.json's "args" (the arguments exactly as given) into STORED_ARGS
-read_stored_args() { # DIR
-	command -v jq >/dev/null || die "jq is missing: run scripts/deps.sh"
-	jq -e '.args | type == "array"' "$1/options.json" >/dev/null 2>&1 ||
-		die "--resume: $1/options.json holds no \"args\" (a run from before --resume): it cannot be resumed"
-	# (NUL-separated: an argument may hold any character but NUL)
-	mapfile -d '' -t STORED_ARGS < <(jq -j '.args[] | tostring + "\u0000"' "$1/options.json")
-}
-
-# report [--out DIR] [METHOD=]FIO_JSON...: a result folder from fio JSON of jobs/sweep.fio
-report() {
-	local files=() args=("$@") t
-	while [ $# -gt 0 ]; do
-		case "$1" in
-		--out) need_value "$@"; OUT=$2; shift ;;
-		-h|--help) usage; exit 0 ;;
-		-*) die "report: unknown option '$1' (see --help)" ;;
-		*) files+=("$1") ;;
-		esac
-		shift
-	done
-	[ ${#files[@]} -gt 0 ] ||
-		die "report needs the fio JSON of a sweep: $PROG report [--out DIR] [METHOD=]FIO_JSON..."
-	for t in python3 gnuplot; do
-		command -v "$t" >/dev/null || die "$t is missing: run scripts/deps.sh"
-	done
-	[ -n "$OUT" ] || OUT=$ROOT/build/matrix/sweep-$(date +%Y%m%d-%H%M%S)
-	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
-	[ ! -e "$OUT/plan.tsv" ] || die "--out: '$OUT' already holds results: give a new folder"
-	python3 "$MATRIX" report --out "$OUT" --command "$PROG report ${args[*]}" "${files[@]}" >/dev/null
-	show_summary
+	echo "$PROG: continuing $OUT with the options it was started with: ${shown% }" >&2
+	exec "$ROOT/scripts/run_matrix.sh" "${STORED_ARGS[@]}" --resumed --out "$OUT"
 }
 
 main() {
-	if [ "${1:-}" = durability ]; then
-		shift
-		exec "$ROOT/scripts/run_durability.sh" "$@"
-	fi
-	if [ "${1:-}" = report ]; then
-		shift
-		report "$@"
-		return
-	fi
-	if [ "${1:-}" = compare ]; then
-		shift
-		[ $# -ge 2 ] || die "compare needs two result folders: $PROG compare DIR_A DIR_B [OUT]"
-		local out=${3:-$ROOT/build/matrix/compare-$(date +%Y%m%d-%H%M%S)}
-		python3 "$MATRIX" compare "$1" "$2" "$out"
-		return
-	fi
-	if [ "${1:-}" = --resume ]; then
-		need_value "$@"
-		[ $# -eq 2 ] || die "--resume takes no other option: it continues DIR with the options it was started with"
-		resume "$2"
-		return
-	fi
+	case ${1:-} in
+	durability) shift; exec "$ROOT/scripts/run_durability.sh" "$@" ;;
+	# a result folder from the sweep job files' fio JSON (scripts/matrix/rpmamatrix/sweep.py)
+	report) shift; python3 "$MATRIX" sweep-report "$PROG" "$ROOT" "$@"; return ;;
+	compare)
+		[ $# -ge 3 ] || die "compare needs two result folders: $PROG compare DIR_A DIR_B [OUT]"
+		python3 "$MATRIX" compare "$2" "$3" "${4:-$ROOT/build/matrix/compare-$(date +%Y%m%d-%H%M%S)}"
+		return ;;
+	--resume) resume "$@"; return ;;
+	esac
 	ORIG_ARGS=("$@")
 	parse_args "$@"
 	# a dry run only prints the plan: it needs neither the engines nor the tools

@@ -317,6 +317,8 @@ main() {
 	check "CLI: --help" "$ROOT/scripts/run_matrix.sh" --help
 	check "CLI: the settings as shell words, options.json, the dry run's table (test_runargs.py)" \
 		python3 "$HERE/test_runargs.py"
+	check "CLI: the summary printed, the run --resume continues (test_summary.py)" \
+		python3 "$HERE/test_summary.py"
 	check "CLI: every option's bad value refused in one line, before a run (test_bad_options.sh)" \
 		"$HERE/test_bad_options.sh"
 	check "CLI: --resume continues an interrupted run to an uninterrupted one's runs (test_resume.sh)" \

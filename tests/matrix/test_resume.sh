@@ -140,7 +140,7 @@ resume_command() { # DIR
 	rm -f "$WORK/exec.args"
 	(
 		exec() { printf '%s\0' "$@" >"$WORK/exec.args"; }
-		resume "$1"
+		resume --resume "$1"
 	) >>"$PROGRESS" 2>&1
 	RESUMED=()
 	[ ! -e "$WORK/exec.args" ] || mapfile -d '' -t RESUMED <"$WORK/exec.args"

@@ -17,6 +17,7 @@ from .clientsbench import cmd_clients_bench, cmd_clients_row
 from .report import cmd_build
 from .resume import cmd_prune_runs
 from .schedule import cmd_schedule
+from .summary import cmd_summary
 from . import runcli
 from .sweep import cmd_report
 from .verdicts import DEFAULT_MARGIN_PCT
@@ -26,6 +27,8 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
   matrix plan  --preset quick|default|full [--methods LIST] [--rws LIST] ...
                print the plan: one point per line (TSV with a header)
   matrix build DIR      results.csv, charts (gnuplot), report.md and report.html of DIR
+  matrix summary DIR    the findings and summary table of DIR's report, its status
+               and where it is (run_matrix.sh's last words)
   matrix compare A B OUT    both folders on the same charts, plus a table of ratios
                with confidence intervals and verdicts
   matrix decide DIR OURS PEER [--margin PCT] [--pairs R --min-pairs N --max-pairs M]
@@ -109,6 +112,9 @@ def main():
     b = sub.add_parser("build", help="results.csv, charts and reports of a result folder")
     b.add_argument("dir")
     b.set_defaults(fn=cmd_build)
+    sm = sub.add_parser("summary", help="a built folder's findings, summary table, status")
+    sm.add_argument("dir")
+    sm.set_defaults(fn=cmd_summary)
     c = sub.add_parser("compare", help="two result folders on the same charts")
     c.add_argument("a")
     c.add_argument("b")

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
-"""The prune-runs subcommand (run_matrix.sh --resume): of an interrupted result folder's
+"""run_matrix.sh --resume's bookkeeping: the folder it continues and the arguments it was
+started with (stored_run); the prune-runs subcommand: of an interrupted result folder's
 runs, keep those that finished and remove the files of the others, which run again."""
 import json
 import os
 import re
+
+from . import common
+from .common import die
 
 # a run's files share its stem: <id>-r<k> (a measured run), <id>-cost, <id>-instr
 RUN_FILE = re.compile(r"([^.]+-(?:r[0-9]+|cost|instr))\.")
@@ -60,3 +64,26 @@ def prune_runs(runs):
 
 def cmd_prune_runs(args):
     print(*prune_runs(args.runs))
+
+
+def stored_run(folder):
+    """(is FOLDER's run complete?, options.json's "args": the arguments exactly as given)
+    of a result folder of the runner's; a folder that is none (or from before --resume)
+    named."""
+    if not os.path.isdir(folder):
+        die(f"--resume: '{folder}' is not a folder")
+    for name in ("options.json", "plan.tsv"):
+        if not os.path.isfile(os.path.join(folder, name)):
+            die(f"--resume: '{folder}' has no {name}: not a result folder of {common.PROG}, "
+                "nothing to resume")
+    status = read_text(os.path.join(folder, "status")) or ""
+    if "complete" in status.splitlines():
+        return True, []
+    try:
+        args = json.loads(read_text(os.path.join(folder, "options.json"))).get("args")
+    except (ValueError, AttributeError):
+        args = None
+    if not isinstance(args, list):
+        die(f"--resume: {folder}/options.json holds no \"args\" (a run from before --resume): "
+            "it cannot be resumed")
+    return False, [a if isinstance(a, str) else json.dumps(a) for a in args]

@@ -7,14 +7,28 @@ parsed by argparse: they are the runner's):
   matrix usage PROG ROOT                the runner's --help
   matrix dry-run PROG ROOT ARG...       the plan and its estimated duration
   matrix check-tools PROG ROOT ARG...   the programs and builds a run needs, or the missing one
+  matrix resume-args PROG ROOT --resume DIR   the folder and the arguments --resume runs
+                                        again, as shell assignments
+  matrix sweep-report PROG ROOT ARG...  `run_matrix.sh report`: a result folder from the
+                                        sweep's fio JSON, built, and its summary
 
 PROG names the runner in errors, ROOT is the project folder."""
+import contextlib
+import datetime
+import io
 import json
+import os
 import shlex
+import shutil
+from types import SimpleNamespace
 
 from . import common
+from .common import die
 from .dryrun import dry_run
-from .runargs import DEFAULTS, parse
+from .resume import stored_run
+from .runargs import DEFAULTS, RESUME_ALONE, parse, value_of
+from .summary import summary_text
+from .sweep import cmd_report
 from .tools import PEER_FIO, check_tools
 from .usage import usage_text
 
@@ -71,12 +85,61 @@ def options_json(s, prog, argv):
     return json.dumps(record, indent=1)
 
 
+def absolute(path):
+    return path if path.startswith("/") else (os.environ.get("PWD") or os.getcwd()) + "/" + path
+
+
+def resume_args(argv):
+    """--resume DIR (alone): the folder, whether it is complete, the arguments it was
+    started with, as shell assignments."""
+    folder = absolute(value_of(argv, 0))
+    if len(argv) != 2:
+        die(RESUME_ALONE)
+    complete, args = stored_run(folder)
+    print(f"OUT={shlex.quote(folder)} RESUME_COMPLETE={int(complete)}")
+    print("STORED_ARGS=(" + " ".join(shlex.quote(a) for a in args) + ")")
+
+
+def sweep_report(prog, root, argv):
+    """report [--out DIR] [METHOD=]FIO_JSON...: a result folder from fio JSON of
+    jobs/sweep.fio (sweep.py), built, and its summary."""
+    out, files, i = "", [], 0
+    while i < len(argv):
+        if argv[i] == "--out":
+            out, i = value_of(argv, i), i + 1
+        elif argv[i] in ("-h", "--help"):
+            return print_usage(prog, root)
+        elif argv[i].startswith("-"):
+            die(f"report: unknown option '{argv[i]}' (see --help)")
+        else:
+            files.append(argv[i])
+        i += 1
+    if not files:
+        die(f"report needs the fio JSON of a sweep: {prog} report [--out DIR] [METHOD=]FIO_JSON...")
+    if not shutil.which("gnuplot"):
+        die("gnuplot is missing: run scripts/deps.sh")
+    out = absolute(out or os.path.join(
+        root, "build/matrix", "sweep-" + datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))
+    if os.path.exists(os.path.join(out, "plan.tsv")):
+        die(f"--out: '{out}' already holds results: give a new folder")
+    with contextlib.redirect_stdout(io.StringIO()):  # (build's word: where the report is)
+        cmd_report(SimpleNamespace(out=out, files=files, command=f"{prog} report " + " ".join(argv)))
+    print(summary_text(out))
+
+
+def print_usage(prog, root):
+    print(usage_text(prog, root, DEFAULTS["port_base"], DEFAULTS["server_size"]), end="")
+
+
 def main(words):
     cmd, prog, root, argv = words[0], words[1], words[2], words[3:]
     common.PROG = prog  # errors in the runner's name: they are its options'
     if cmd == "usage":
-        print(usage_text(prog, root, DEFAULTS["port_base"], DEFAULTS["server_size"]), end="")
-        return
+        return print_usage(prog, root)
+    if cmd == "resume-args":
+        return resume_args(argv)
+    if cmd == "sweep-report":
+        return sweep_report(prog, root, argv)
     s = parse(argv, root)
     if cmd == "args":
         print("SHOW_HELP=1" if s.help == "1" else shell_assignments(s, prog, argv))
@@ -86,4 +149,4 @@ def main(words):
         check_tools(s, root)
 
 
-COMMANDS = ("args", "usage", "dry-run", "check-tools")
+COMMANDS = ("args", "usage", "dry-run", "check-tools", "resume-args", "sweep-report")
