@@ -6,7 +6,7 @@
 # SERVER_SIZE, DIRECT_WRITE, RDMA_DEV, PORT_BASE, NATIVE, ENGINE_DIR (build, or
 # build/native), RDMA_CORE_PREFIX (--native), PEER_FIO (the peer's fio, --impl peer),
 # VERBS_COUNT (the cost counter, relative to the root) and MATRIX
-# (scripts/matrix/matrix, for expand-job).
+# (scripts/matrix/matrix, for expand-job and env).
 
 # the runners' (run_matrix.sh, run_durability.sh) one way to stop on bad usage, and to
 # print a duration as m:ss
@@ -453,124 +453,22 @@ run_perftest() {
 	fi
 }
 
-# An RDMA device's transport, as its sysfs says: an RNIC is iWARP; a CA is InfiniBand
-# or, on an Ethernet link layer, RoCE.
-device_transport() { # /sys/class/infiniband/DEV
-	local node_type link_layer
-	node_type=$(cat "$1/node_type" 2>/dev/null)
-	link_layer=$(cat "$1/ports/1/link_layer" 2>/dev/null)
-	case $node_type in
-	*RNIC*) echo iWARP ;;
-	*CA*) [ "$link_layer" = Ethernet ] && echo RoCE || echo "${link_layer:-?}" ;;
-	*) echo '?' ;;
-	esac
-}
-
-# The environment of the measurement, as JSON (python3 does the quoting), with the
-# platform's facts (`matrix platform`: DDIO per RNIC root port, RNICs, PMem, governors)
-# of this host merged in, and with --server the server host's under "server platform".
-# A platform that cannot be read leaves the rest as it was and says why.
+# The environment of the measurement, as JSON (`matrix env`: this host's facts and its
+# platform's, scripts/matrix/rpmamatrix/environment.py), with --server the server host's
+# kernel, CPU and platform (`matrix platform` there) read over ssh.
 capture_env() {
-	local dev fw="" link="" rate="" devs="" transport=""
-	for dev in /sys/class/infiniband/*; do
-		[ -e "$dev" ] || continue
-		devs+="${dev##*/} "
-		fw+="${dev##*/}=$(cat "$dev/fw_ver" 2>/dev/null || echo '?') "
-		link+="${dev##*/}=$(cat "$dev"/ports/1/link_layer 2>/dev/null || echo '?') "
-		transport+="${dev##*/}=$(device_transport "$dev") "
-		rate+="${dev##*/}=$(cat "$dev"/ports/1/rate 2>/dev/null || echo '?') "
-	done
-	local remote_kernel="" remote_cpu=""
+	local remote=()
 	if [ -n "$SSH_HOST" ]; then
-		remote_kernel=$(ssh -n -o BatchMode=yes "$SSH_HOST" uname -r 2>/dev/null || echo '?')
-		remote_cpu=$(ssh -n -o BatchMode=yes "$SSH_HOST" \
+		local kernel cpu platform rc=0
+		kernel=$(ssh -n -o BatchMode=yes "$SSH_HOST" uname -r 2>/dev/null || echo '?')
+		cpu=$(ssh -n -o BatchMode=yes "$SSH_HOST" \
 			"sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1" 2>/dev/null || echo '?')
+		platform=$(on_server python3 "$REMOTE_DIR/scripts/matrix/matrix" platform \
+			--mem "$SERVER_MEM" --direct-write "$DIRECT_WRITE" 2>&1) || rc=$?
+		remote=(--server-host="$SSH_HOST" --server-kernel="$kernel" --server-cpu="$cpu"
+			--server-platform="$platform" --server-platform-rc="$rc")
 	fi
-	# (server_platform_rc stays empty without --server: no "server platform" then)
-	local platform platform_rc=0 server_platform='' server_platform_rc=''
-	platform=$(python3 "$MATRIX" platform --mem "$SERVER_MEM" --direct-write "$DIRECT_WRITE" 2>&1) ||
-		platform_rc=$?
-	if [ -n "$SSH_HOST" ]; then
-		server_platform_rc=0
-		server_platform=$(on_server python3 "$REMOTE_DIR/scripts/matrix/matrix" platform \
-			--mem "$SERVER_MEM" --direct-write "$DIRECT_WRITE" 2>&1) || server_platform_rc=$?
-	fi
-	# the facts' text goes by the environment: a quote in it cannot break this script
-	PLATFORM=$platform PLATFORM_RC=$platform_rc \
-		SERVER_PLATFORM=$server_platform SERVER_PLATFORM_RC=$server_platform_rc python3 - <<EOF
-import json, os
-
-
-def platform_facts(name):
-    """The facts a platform command printed (a dict), or why there are none (a string)."""
-    text, rc = os.environ.get(name, ""), os.environ.get(name + "_RC", "0")
-    try:
-        facts = json.loads(text)
-    except ValueError:
-        facts = None
-    if rc == "0" and isinstance(facts, dict):
-        return facts
-    last = (text.strip().splitlines() or ["no output"])[-1]
-    return f"exit {rc}: {last}"
-
-
-env = {
-    "date": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
-    "host": "$(uname -n)",
-    "kernel": "$(uname -r)",
-    "cpu": "$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)",
-    "cpus": "$(nproc)",
-    "rdma devices": "${devs% }",
-    "firmware": "${fw% }",
-    "transport": "${transport% }",
-    "link layer": "${link% }",
-    "link rate": "${rate% }",
-    "server host": "${SSH_HOST:-local}",
-    "server kernel": "${remote_kernel:-same}",
-    "server cpu": "${remote_cpu:-same}",
-    "fio": "$(fio --version 2>/dev/null)",
-    "engines": "$(cd "$ROOT" && md5sum build/librpma_apm.so build/librpma_gpspm.so | awk '{printf "%s=%s ", $2, substr($1, 1, 12)}')",
-    "perftest": "$(dpkg-query -W -f='${Version}' perftest 2>/dev/null || echo '?')",
-    "git revision": "$(git_revision)",
-    "server memory": "$SERVER_MEM",
-    "direct_write_to_pmem": "$DIRECT_WRITE",
-    "DDIO": "$(ddio_state)",
-    "in Soft-RoCE VM": "$([ -n "${RPMA_TEST_ADDR:-}" ] && echo "yes, accelerator ${SOFTROCE_VM_ACCEL:-unknown}" || echo no)",
-}
-here = platform_facts("PLATFORM")
-if isinstance(here, dict):
-    env.update(here)  # its DDIO, read from the root port, replaces the declared one
-else:
-    env["platform"] = "not read: " + here
-if os.environ.get("SERVER_PLATFORM_RC"):
-    remote = platform_facts("SERVER_PLATFORM")
-    env["server platform"] = remote if isinstance(remote, dict) else "could not be read: " + remote
-print(json.dumps(env, indent=1))
-EOF
-}
-
-# The checked-out commit, read from .git without running git.
-git_revision() {
-	local head
-	head=$(cat "$ROOT/.git/HEAD" 2>/dev/null) || { echo unknown; return; }
-	case $head in
-	ref:*)
-		local ref=${head#ref: }
-		cat "$ROOT/.git/$ref" 2>/dev/null ||
-			awk -v r="$ref" '$2 == r { print $1 }' "$ROOT/.git/packed-refs" 2>/dev/null ||
-			echo unknown
-		;;
-	*) echo "$head" ;;
-	esac
-}
-
-# DDIO as the run declares it: env.json's when `matrix platform` cannot be read.
-ddio_state() {
-	if [ "$DIRECT_WRITE" = 1 ]; then
-		echo "declared off or not applicable (direct_write_to_pmem=1)"
-	else
-		echo "unknown (not measured; direct_write_to_pmem=0)"
-	fi
+	python3 "$MATRIX" env --root="$ROOT" --mem="$SERVER_MEM" --direct-write="$DIRECT_WRITE" "${remote[@]}"
 }
 
 # is path $1 inside the project folder (the one folder the VM shares, read-write)?

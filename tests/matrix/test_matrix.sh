@@ -288,6 +288,8 @@ main() {
 	check "the findings (test_findings.py)" python3 "$HERE/test_findings.py"
 	check "the platform's facts: DDIO per root port, RNICs, PMem (test_platform.py)" \
 		python3 "$HERE/test_platform.py"
+	check "env.json: RDMA devices, git revision, the server's platform (test_environment.py)" \
+		python3 "$HERE/test_environment.py"
 	check "A's report opens with its findings" findings_first "$WORK/a/report.md"
 	check "HTML of A self-contained" html_is_self_contained "$WORK/a/report.html"
 	check "report HTML: lists, tables, no literal Markdown; A's methods and environment" \

@@ -8,6 +8,7 @@ from .benchmarks import cmd_benchmarks
 from .compare import cmd_compare
 from .decide import cmd_decide, cmd_settled
 from .durability import cmd_durability
+from .environment import cmd_env
 from .expand import cmd_expand_job
 from .plan import add_plan_options, cmd_plan
 from .readback import cmd_judge_round
@@ -71,6 +72,11 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                a result folder DIR (then built) from the client's fio JSON of the
                sweep job files (jobs/sweep.fio): one point per section; a server's
                JSON next to NAME.json as NAME.server.json gives the server's CPU
+  matrix env --root DIR [--mem PATH] [--direct-write 0|1] [--server-host H
+               --server-kernel K --server-cpu C --server-platform=TEXT
+               --server-platform-rc N]
+               env.json: this host's kernel, CPU, RDMA devices, tools, engines, git
+               revision and platform facts, and the server host's (read over ssh)
   matrix platform [--sysroot DIR] [--mem PATH] [--direct-write 0|1]
                this host's facts as JSON (env.json's): DDIO per RDMA device's
                root port, RNIC firmware, link and NUMA node, where PATH's memory
@@ -183,6 +189,18 @@ def main():
     e.add_argument("job")
     e.add_argument("vars", nargs="*", metavar="VAR=VALUE")
     e.set_defaults(fn=cmd_expand_job)
+    ev = sub.add_parser("env", help="the environment of a measurement as JSON (env.json)")
+    ev.add_argument("--root", required=True, help="the project folder (engines, .git)")
+    ev.add_argument("--mem", default="malloc", help="the server's memory")
+    ev.add_argument("--direct-write", dest="direct_write", choices=("0", "1"), default="0")
+    ev.add_argument("--server-host", dest="server_host", default="local")
+    ev.add_argument("--server-kernel", dest="server_kernel", default="")
+    ev.add_argument("--server-cpu", dest="server_cpu", default="")
+    ev.add_argument("--server-platform", dest="server_platform", default="",
+                    help="what `matrix platform` printed on the server host")
+    ev.add_argument("--server-platform-rc", dest="server_platform_rc",
+                    help="its exit status (none: no server host of its own)")
+    ev.set_defaults(fn=cmd_env)
     pf = sub.add_parser("platform", help="the platform's facts (DDIO, RNICs, PMem, CPU) as JSON")
     pf.add_argument("--sysroot", default="/", help="read /sys, /proc under DIR (default /)")
     pf.add_argument("--mem", default="", help="the server's memory: malloc, /dev/daxX.Y or a file")
