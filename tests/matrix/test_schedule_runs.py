@@ -4,13 +4,15 @@
 tests/matrix/test_matrix.sh; test_schedule.sh and test_resume.sh drive it through
 run_matrix.sh with fake runs): the runs asked for, in order, each on its port, with
 its cost and instructions runs and their I/O counts, perftest's tool for raw points;
-resumed, the runs kept are not asked for again but keep their ports; the runner gone
-(Ctrl-C, killed): the schedule ends without a status."""
+resumed, the runs kept are not asked for again but keep their ports; Ctrl-C is the
+runner's, and the runner gone, the schedule ends without a status."""
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 from types import SimpleNamespace
 
@@ -88,15 +90,22 @@ class Runs(unittest.TestCase):
         self.measure(costs=0, instructions="0")
         self.assertEqual([f[0] for f in self.asked if f[9] != "0"], [])
 
-    def test_runner_gone_no_status(self):
-        """The runner's end (its pipe closed) ends the schedule: no status, no traceback."""
-        done = subprocess.run([sys.executable, MATRIX, "schedule", self.dir, "run_matrix.sh",
-                               "--repeats", "2", "--max-repeats", "6", "--settle", "0", "--margin", "5",
-                               "--port-base", "7400", "--costs", "1", "--instructions", "0",
-                               "--resume", "0", "--clients", "0"],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True)
-        self.assertEqual((done.returncode, done.stdout.split()[:1]), (0, ["p001-r1"]))
-        self.assertNotIn("Traceback", done.stderr)
+    def test_ctrl_c_then_runner_gone_no_status(self):
+        """Ctrl-C (SIGINT to the whole process group) is the runner's: the schedule lives
+        on; the runner's end (its pipe closed) ends it: no status, no traceback."""
+        sched = subprocess.Popen(
+            [sys.executable, MATRIX, "schedule", self.dir, "run_matrix.sh", "--repeats", "2",
+             "--max-repeats", "6", "--settle", "0", "--margin", "5", "--port-base", "7400",
+             "--costs", "1", "--instructions", "0", "--resume", "0", "--clients", "0"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        self.assertEqual(sched.stdout.readline().split()[:1], ["p001-r1"])
+        os.killpg(sched.pid, signal.SIGINT)
+        time.sleep(0.3)
+        self.assertIsNone(sched.poll())
+        sched.stdin.close()
+        self.assertEqual(sched.wait(timeout=10), 0)
+        self.assertNotIn("Traceback", sched.stderr.read())
         self.assertFalse(os.path.exists(os.path.join(self.dir, "status")))
 
 
