@@ -256,7 +256,10 @@ durability_checks() {
 	echo complete >"$WORK/durability-clean/status"
 	check "durability: a clean run's verdicts SURVIVED" bash -c \
 		"python3 '$MATRIX' durability '$WORK/durability-clean' && $(declare -f durability_clean); WORK='$WORK' durability_clean"
-	check "durability: judging a round, the verdicts' rules (test_readback.py)" python3 "$HERE/test_readback.py"
+	check "durability: judging a round, the verdicts' rules, the exit status (test_readback.py)" \
+		python3 "$HERE/test_readback.py"
+	check "durability: options, the rounds' shapes, seeds and patterns (test_durability_options.py)" \
+		python3 "$HERE/test_durability_options.py"
 	check "durability: rounds against platforms that lose data, fio on files (test_durability.sh)" \
 		"$HERE/test_durability.sh"
 	check "durability CLI: --help, and as run_matrix.sh durability" bash -c \

@@ -3,7 +3,7 @@
 """tests/matrix/test_readback.py -- judging a durability round (run by
 tests/matrix/test_matrix.sh): which writes count as acknowledged from fio's saved verify
 state, the read-back's bad blocks and reads, and the verdicts: SURVIVED only where every
-acknowledged write was read back in every round. Real fio runs on this host:
+acknowledged write was read back in every round; the runner's exit status the same. Real fio runs on this host:
 test_durability.sh."""
 import os
 import struct
@@ -15,6 +15,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
 from rpmamatrix.durability import verdicts  # noqa: E402
+from rpmamatrix.durability_status import exit_status  # noqa: E402
 
 
 def state_bytes(numberio, depth, comps, nofiles=1, version=3):
@@ -132,6 +133,64 @@ class Verdicts(unittest.TestCase):
     def test_a_loss_wins(self):
         v = verdicts(["apm"], [rnd([row("apm", 100, 90, 3)]), rnd([], 2)])[0]
         self.assertTrue(v["verdict"].startswith("LOST 3"), v)
+
+
+def run_folder(results, status="complete", methods="apm,gpspm"):
+    """A run's folder: RESULTS a round each (result.tsv's rows: method, acknowledged,
+    read back, lost; None: a round not judged)."""
+    d = tempfile.mkdtemp()
+    with open(os.path.join(d, "options.json"), "w") as f:
+        f.write(f'{{"methods": "{methods}"}}')
+    with open(os.path.join(d, "status"), "w") as f:
+        f.write(status + "\n")
+    for n, rows in enumerate(results, 1):
+        rd = os.path.join(d, "rounds", f"r{n}")
+        os.makedirs(rd)
+        if rows is None:
+            with open(os.path.join(rd, "error"), "w") as f:
+                f.write("the server was not back\n")
+            continue
+        with open(os.path.join(rd, "result.tsv"), "w") as f:
+            for m, acked, back, lost in rows:
+                f.write(f"{m}\t{n}\t4k\t1\t1\t{acked}\t{back}\t{lost}\t{int(acked) - int(back)}\t{acked}\n")
+    return d
+
+
+CLEAN = [("apm", 50, 50, 0), ("gpspm", 40, 40, 0)]
+
+
+class ExitStatus(unittest.TestCase):
+    """0 only where the report says SURVIVED for every method of a complete run"""
+
+    def test_every_write_read_back_in_a_complete_run(self):
+        self.assertEqual(exit_status(run_folder([CLEAN, CLEAN])), 0)
+
+    def test_a_lost_write_is_1_whatever_else(self):
+        lossy = [("apm", 50, 50, 0), ("gpspm", 40, 40, 2)]
+        self.assertEqual(exit_status(run_folder([CLEAN, lossy])), 1)
+        self.assertEqual(exit_status(run_folder([lossy, None], status="partial (1 of 2 rounds)")), 1)
+
+    def test_a_lost_figure_that_is_no_number_is_a_loss(self):
+        self.assertEqual(exit_status(run_folder([[("apm", 50, 50, "x"), ("gpspm", 40, 40, 0)]])), 1)
+
+    def test_an_acknowledged_write_not_read_back_is_3(self):
+        self.assertEqual(exit_status(run_folder([[("apm", 50, 49, 0), ("gpspm", 40, 40, 0)]])), 3)
+
+    def test_a_round_not_judged_is_3(self):
+        self.assertEqual(exit_status(run_folder([CLEAN, None], status="partial (1 of 2 rounds)")), 3)
+
+    def test_a_run_not_complete_is_3(self):
+        self.assertEqual(exit_status(run_folder([CLEAN], status="partial (interrupted)")), 3)
+        self.assertEqual(exit_status(run_folder([CLEAN], status="partial (running)")), 3)
+
+    def test_a_method_without_results_is_3(self):
+        self.assertEqual(exit_status(run_folder([[("apm", 50, 50, 0)]])), 3)
+
+    def test_a_round_that_acknowledged_nothing_is_3(self):
+        self.assertEqual(exit_status(run_folder([[("apm", 0, 0, 0), ("gpspm", 40, 40, 0)]])), 3)
+
+    def test_no_methods_known_is_3(self):
+        self.assertEqual(exit_status(run_folder([CLEAN], methods="")), 3)
 
 
 if __name__ == "__main__":

@@ -9,6 +9,9 @@ from .compare import cmd_compare
 from .decide import cmd_decide, cmd_settled
 from .durability import cmd_durability
 from .environment import cmd_env
+from .durability_options import cmd_durability_options
+from .durability_plan import cmd_durability_round
+from .durability_status import cmd_durability_status
 from .expand import cmd_expand_job
 from .plan import add_plan_options, cmd_plan
 from .readback import cmd_judge_round
@@ -68,6 +71,15 @@ USAGE = """matrix -- the matrix runner's planner, report builder and comparer.
                a durability round's result.tsv and lost.tsv from fio's I/O log,
                saved verify states and read-back (--issued: print the most
                writes any method issued, for the read-back's number_ios)
+  matrix durability-options --prog PROG --root ROOT -- ARGS...
+               scripts/run_durability.sh's options checked and completed, as shell
+               assignments for it to eval (bad usage: one line, exit 2)
+  matrix durability-round OPTIONS ROUND DIR
+               round ROUND's shape (of the run's OPTIONS, its options.json) and its
+               own seed and pattern: DIR/shape.tsv, and shell assignments
+  matrix durability-status DIR
+               a durability run's exit status: 0 every acknowledged write survived,
+               1 a method lost some, 3 something could not be judged
   matrix report --out DIR [METHOD=]FIO_JSON...
                a result folder DIR (then built) from the client's fio JSON of the
                sweep job files (jobs/sweep.fio): one point per section; a server's
@@ -183,6 +195,19 @@ def main():
     j.add_argument("--methods", required=True)
     j.add_argument("--issued", action="store_true")
     j.set_defaults(fn=cmd_judge_round)
+    do = sub.add_parser("durability-options", help="run_durability.sh's options as shell assignments")
+    do.add_argument("--prog", required=True, help="the runner's name, for its messages")
+    do.add_argument("--root", required=True, help="the project's folder")
+    do.add_argument("args", nargs=argparse.REMAINDER, help="-- and the runner's arguments")
+    do.set_defaults(fn=cmd_durability_options)
+    dr = sub.add_parser("durability-round", help="a durability round's shape, seed and pattern")
+    dr.add_argument("options", help="the run's options.json")
+    dr.add_argument("round", type=int)
+    dr.add_argument("dir", help="the round's folder: its shape.tsv")
+    dr.set_defaults(fn=cmd_durability_round)
+    ds = sub.add_parser("durability-status", help="a durability run's exit status")
+    ds.add_argument("dir")
+    ds.set_defaults(fn=cmd_durability_status)
     e = sub.add_parser("expand-job", help="a job file for a client host: includes and ${VAR} expanded")
     e.add_argument("--out", required=True)
     e.add_argument("--set", action="append", metavar="OPTION=VALUE", help="added to [global]")

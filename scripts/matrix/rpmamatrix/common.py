@@ -4,6 +4,7 @@ figure is printed, how a point is named, and the one way to fail or warn."""
 import csv
 import json
 import re
+import shlex
 import sys
 
 # the name errors and warnings go by (scripts/matrix/matrix)
@@ -118,3 +119,11 @@ def write_md(path, md):
 def table_head(head):
     """A Markdown table's heading line and rule."""
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+
+
+def shell_assignments(values):
+    """NAME=VALUE lines (a list: NAME=(ITEM...)), each value quoted for a shell's eval:
+    settings a runner's bash takes from here."""
+    def word(v):
+        return "(" + " ".join(map(shlex.quote, v)) + ")" if isinstance(v, list) else shlex.quote(v)
+    return "\n".join(f"{name}={word(v)}" for name, v in values.items())

@@ -1,0 +1,257 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""scripts/run_durability.sh's options: parsed, checked and completed with their
+defaults, handed to the runner as shell assignments to eval (the durability-options
+subcommand). Every setting goes by the runner's variable name. Bad usage: one line
+"PROG: error: ..." on stderr, exit 2. The server's host name and address are checked
+by the runner (scripts/matrix/lib.sh's check_hosts, shared with run_matrix.sh)."""
+import datetime
+import json
+import os
+import re
+import shlex
+import shutil
+import socket
+import sys
+
+from .common import shell_assignments
+from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes
+from .durability_usage import usage
+
+DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST": "1,8", "BATCH": "4",
+            "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
+            "WAIT_UP": "", "WAIT_UP_TIMEOUT": "600", "BEFORE_RESTART": "", "SERVER_MEM": "",
+            "SERVER_SIZE": "", "DIRECT_WRITE": "0", "PORT_BASE": "7600", "NATIVE": "0", "VM_KERNEL": "",
+            "OUT": "", "DRY_RUN": "0", "IN_VM": "0"}
+# option -> the variable its value sets
+VALUE_OPTIONS = {"--server": "SSH_HOST", "--remote-dir": "REMOTE_DIR", "--server-ip": "SERVER_IP",
+                 "--power-cut": "POWER_CUT", "--wait-up": "WAIT_UP", "--wait-up-timeout": "WAIT_UP_TIMEOUT",
+                 "--before-restart": "BEFORE_RESTART", "--methods": "METHODS", "--rounds": "ROUNDS",
+                 "--bs": "BS_LIST", "--iodepth": "QD_LIST", "--batch": "BATCH", "--write-time": "WRITE_TIME",
+                 "--rate": "RATE", "--mem": "SERVER_MEM", "--mem-size": "SERVER_SIZE",
+                 "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--out": "OUT"}
+# option -> the variable it sets to 1
+FLAGS = {"--direct-write": "DIRECT_WRITE", "--native": "NATIVE", "--dry-run": "DRY_RUN", "--in-vm": "IN_VM"}
+# (the VM's node1: its power cut and its return, by the host's scripts/softroce-vm.d/power.sh)
+VM_POWER = "scripts/softroce-vm.d/power.sh"
+# options.json: its key -> the setting (a function of all of them)
+RECORDED = [("methods", "METHODS"), ("rounds", "ROUNDS"), ("bs", "BS_LIST"), ("iodepth", "QD_LIST"),
+            ("batch", "BATCH"), ("write_time", "WRITE_TIME"), ("rate", lambda s: s["RATE"] or "auto"),
+            ("server_ip", "SERVER_IP"), ("server_host", "SSH_HOST"), ("server_mem", "SERVER_MEM"),
+            ("server_size", "SERVER_SIZE"), ("direct_write_to_pmem", "DIRECT_WRITE"), ("native", "NATIVE"),
+            ("power_cut", "POWER_CUT"), ("wait_up", "WAIT_UP"), ("before_restart", "BEFORE_RESTART")]
+
+
+class UsageError(Exception):
+    """Bad usage: its one line."""
+
+
+def parse(args, root):
+    """The settings ARGS give (DEFAULTS otherwise), or "help" for -h/--help: in order,
+    as the runner always read them (the first problem wins)."""
+    s = dict(DEFAULTS, REMOTE_DIR=root)
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a in ("-h", "--help"):
+            return "help"
+        if a in FLAGS:
+            s[FLAGS[a]] = "1"
+        elif a in VALUE_OPTIONS:
+            value = args[i + 1] if i + 1 < len(args) else ""
+            if not value:
+                raise UsageError(f"{a} needs a value (see --help)")
+            # (an option where the value belongs: the value was forgotten)
+            if value.startswith("--"):
+                raise UsageError(f"{a} needs a value, not the option '{value}' (see --help)")
+            s[VALUE_OPTIONS[a]] = value
+            i += 1
+        else:
+            raise UsageError(f"unknown option '{a}' (see --help)")
+        i += 1
+    return s
+
+
+def items(text):
+    """A comma list's items as the shell's `IFS=, read -a` splits it (a trailing comma
+    ends the list, an empty item elsewhere stays, to be refused)."""
+    out = text.split(",")
+    return out[:-1] if len(out) > 1 and out[-1] == "" else out
+
+
+def positive(option, value):
+    if not re.fullmatch(r"[1-9][0-9]*", value):
+        raise UsageError(f"{option}: '{value}' is not a positive whole number")
+
+
+def check_methods(s):
+    methods = items(s["METHODS"])
+    if not methods:
+        raise UsageError(f"--methods: no method in '{s['METHODS']}'")
+    for k, m in enumerate(methods):
+        if m not in DURABILITY_METHODS:
+            raise UsageError(f"--methods: '{m}' is none of apm, gpspm, apm-native")
+        if m in methods[:k]:
+            raise UsageError(f"--methods: '{m}' is named twice")
+    if "apm-native" in methods and s["NATIVE"] != "1":
+        raise UsageError("--methods: apm-native needs the native build (--native; make native)")
+
+
+def check_shapes(s):
+    """--bs and --iodepth: the lists round_shape cycles through."""
+    for b in items(s["BS_LIST"]):
+        if not re.fullmatch(r"[1-9][0-9]*[kKmM]?", b):
+            raise UsageError(f"--bs: '{b}' is not a block size like 4k")
+        if size_bytes(b) % 512:
+            raise UsageError(f"--bs: '{b}' is not a multiple of 512 bytes")
+    for q in items(s["QD_LIST"]):
+        positive("--iodepth", q)
+
+
+def check(s):
+    """The values' checks, in the order the runner always made them (up to the hosts')."""
+    for option, var in (("--rounds", "ROUNDS"), ("--batch", "BATCH"), ("--write-time", "WRITE_TIME"),
+                        ("--wait-up-timeout", "WAIT_UP_TIMEOUT")):
+        positive(option, s[var])
+    if s["RATE"]:
+        positive("--rate", s["RATE"])
+    check_methods(s)
+    check_shapes(s)
+    port = s["PORT_BASE"]
+    if not re.fullmatch(r"[0-9]+", port) or not 1024 <= int(port) <= 60000:
+        raise UsageError(f"--port: '{port}' is not a port in 1024..60000")
+    if s["SERVER_SIZE"] and not re.fullmatch(r"[1-9][0-9]*[kKmMgG]?", s["SERVER_SIZE"]):
+        raise UsageError(f"--mem-size: '{s['SERVER_SIZE']}' is not a size like 1g")
+    if s["VM_KERNEL"] not in ("", "6.1", "6.12"):
+        raise UsageError(f"--vm-kernel: '{s['VM_KERNEL']}' is neither 6.1 nor 6.12")
+    if s["NATIVE"] == "1" and s["VM_KERNEL"] == "6.1":
+        raise UsageError("--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12")
+
+
+def check_server(s):
+    """--server's companions (after its name's check, the runner's check_hosts)."""
+    if s["SSH_HOST"] and s["IN_VM"] == "0":
+        if not s["POWER_CUT"]:
+            raise UsageError(f"--server needs --power-cut CMD: how to cut {s['SSH_HOST']}'s power")
+        if not s["SERVER_MEM"]:
+            raise UsageError("--server needs --mem PATH: the server's persistent memory")
+        if s["SERVER_MEM"] == "malloc":
+            raise UsageError("--mem: DRAM (malloc) forgets everything with the power")
+
+
+def complete(s):
+    """The defaults that hang on other settings."""
+    if s["NATIVE"] == "1":
+        s["VM_KERNEL"] = "6.12"
+    # on hardware a region large enough for a fast RNIC's writes; in the VM's 64 MiB
+    # device DAX, 16 MiB a method
+    if not s["SERVER_SIZE"]:
+        s["SERVER_SIZE"] = "1g" if s["SSH_HOST"] and s["IN_VM"] == "0" else "16m"
+    # the VM's NVDIMM is a file of the host: RDMA writes reach it as they are placed
+    if not s["SSH_HOST"]:
+        s["DIRECT_WRITE"] = "1"
+    s["ENGINE_DIR"] = "build/native" if s["NATIVE"] == "1" else "build"
+
+
+def check_region(s):
+    """a method's region holds a block of every --bs (else a round has no block to write)"""
+    for b in items(s["BS_LIST"]):
+        if size_bytes(b) > size_bytes(s["SERVER_SIZE"]):
+            raise UsageError(f"--mem-size: {s['SERVER_SIZE']} holds no block of --bs {b}")
+
+
+def check_tools(s, root):
+    """What a run (not --dry-run) needs built here."""
+    if not shutil.which("fio"):
+        raise UsageError("fio is missing: run scripts/deps.sh")
+    engines = s["ENGINE_DIR"]
+    for lib in ("librpma_apm.so", "librpma_gpspm.so"):
+        if not os.path.isfile(os.path.join(root, engines, lib)):
+            target = "native" if s["NATIVE"] == "1" else "engines"
+            raise UsageError(f"{engines}/{lib} is missing: run make {target}")
+    if s["NATIVE"] == "1" and not os.path.isfile(os.path.join(root, engines, "jobs", "durability-native.fio")):
+        raise UsageError(f"{engines}/jobs is missing: run make native")
+
+
+def result_folder(s, root):
+    """--out made absolute (relative to the project's folder), by default a new one
+    under build/durability; never one that holds an earlier run's results."""
+    out = s["OUT"] or os.path.join(root, "build", "durability", datetime.datetime.now().strftime("%Y%m%d-%H%M%S"))
+    s["OUT"] = out if out.startswith("/") else os.path.join(root, out)
+    if s["IN_VM"] == "0" and os.path.exists(os.path.join(s["OUT"], "options.json")):
+        raise UsageError(f"--out: '{s['OUT']}' already holds results: give a new folder")
+
+
+def vm_server(s, root):
+    """Inside the VM, on node0: node1 is the server, its power the host's to cut."""
+    s["SSH_HOST"] = "node1"
+    try:
+        s["SERVER_IP"] = socket.gethostbyname("node1")
+    except OSError:
+        raise UsageError("inside the VM, node1 has no address (run with --nodes 2)") from None
+    s["POWER_CUT"] = s["POWER_CUT"] or f"{root}/{VM_POWER} cut node1"
+    s["WAIT_UP"] = s["WAIT_UP"] or f"{root}/{VM_POWER} wait-up node1 {s['WAIT_UP_TIMEOUT']}"
+    s["SERVER_MEM"] = s["SERVER_MEM"] or "/dev/dax0.0"
+
+
+def note_direct_write(s, prog):
+    """(a command for the runner: the note on stderr)"""
+    if any(m.startswith("apm") for m in items(s["METHODS"])) and s["DIRECT_WRITE"] == "0":
+        note = (f"{prog}: note: without --direct-write the APM server does not declare that RDMA writes "
+                "reach PMem directly, and APM's client then flushes for visibility only, which does not "
+                "make writes persistent: give --direct-write where the platform writes into PMem directly "
+                "(DDIO off for the RNIC's port, or eADR; docs/hardware.md)")
+        return [f"printf '%s\\n' {shlex.quote(note)} >&2"]
+    return []
+
+
+def recorded(s, prog, args):
+    """options.json of the run: what the report shows of its options, the rounds'
+    plan is made of, and the command line."""
+    doc = {key: (how(s) if callable(how) else s[how]) for key, how in RECORDED}
+    doc["command"] = f"{prog} {' '.join(args)}"
+    return doc
+
+
+def prepare(s, prog, args, root):
+    """Past the hosts' check: the rest of the checks and defaults, and what the runner
+    does next (commands): --dry-run's table printed, or a run's note."""
+    check_server(s)
+    complete(s)
+    check_region(s)
+    if s["DRY_RUN"] == "1":
+        return [f"printf '%s' {shlex.quote(dry_run_text(recorded(s, prog, args)))}", "exit 0"]
+    check_tools(s, root)
+    result_folder(s, root)
+    if s["IN_VM"] == "1":
+        vm_server(s, root)
+    else:
+        s["SERVER_IP"] = s["SERVER_IP"] or s["SSH_HOST"]
+    s["METHOD_LIST"] = items(s["METHODS"])
+    s["OPTIONS_JSON"] = json.dumps(recorded(s, prog, args), indent=1)
+    return note_direct_write(s, prog)
+
+
+def runner_script(args, prog, root):
+    """What the runner evals: the settings, the hosts' check (lib.sh's check_hosts, as
+    run_matrix.sh's), then what comes next -- a problem found past that check is
+    reported after it, as the runner always reported it. Raises UsageError for a
+    problem before it."""
+    s = parse(args, root)
+    if s == "help":
+        return [f"printf '%s' {shlex.quote(usage(prog, root, DEFAULTS))}", "exit 0"]
+    check(s)
+    try:
+        then = prepare(s, prog, args, root)
+    except UsageError as e:
+        then = [f"die {shlex.quote(str(e))}"]
+    return [shell_assignments(s), "check_hosts"] + then
+
+
+def cmd_durability_options(args):
+    argv = args.args[1:] if args.args[:1] == ["--"] else args.args
+    try:
+        print("\n".join(runner_script(argv, args.prog, args.root)))
+    except UsageError as e:
+        print(f"{args.prog}: error: {e}", file=sys.stderr)
+        return 2
+    return 0

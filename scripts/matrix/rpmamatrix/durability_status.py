@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""scripts/run_durability.sh's exit status from its result folder (the
+durability-status subcommand), as the report's verdicts say (durability.py): 1 a
+method lost an acknowledged write; 0 only when every method SURVIVED and the run is
+complete; else 3, something could not be judged (a round, a write not read back, a
+run cut short)."""
+import os
+
+from .common import read_json
+from .durability import load_rounds, read_text, verdicts
+
+LOST, OPEN, SURVIVED = 1, 3, 0
+
+
+def some(row, column):
+    """Does COLUMN of a result.tsv row count any write? (a figure that is no number
+    does: it cannot vouch for anything)"""
+    try:
+        return int(row.get(column) or 0) > 0
+    except ValueError:
+        return True
+
+
+def exit_status(folder):
+    methods = [m for m in read_json(os.path.join(folder, "options.json"), {}).get("methods", "").split(",") if m]
+    rounds = load_rounds(folder)
+    said = [v["verdict"] for v in verdicts(methods, rounds)]
+    if any(some(row, "lost") for rd in rounds for row in rd["results"]) or \
+            any(v.startswith("LOST") for v in said):
+        return LOST
+    complete = read_text(os.path.join(folder, "status")).startswith("complete")
+    if methods and complete and all(v.startswith("SURVIVED") for v in said):
+        return SURVIVED
+    return OPEN
+
+
+def cmd_durability_status(args):
+    return exit_status(args.dir)

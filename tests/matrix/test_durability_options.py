@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""tests/matrix/test_durability_options.py -- scripts/run_durability.sh's options and
+rounds (rpmamatrix/durability_options.py, durability_plan.py; run by
+tests/matrix/test_matrix.sh): lists as the runner always split them, the rounds'
+shapes, each round's own seed and pattern, options.json as the report reads it, and
+where a problem is reported (before the hosts' check or after it)."""
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
+from rpmamatrix import durability_options as opts  # noqa: E402
+from rpmamatrix import durability_plan as plan  # noqa: E402
+
+OPTIONS = {"methods": "apm,gpspm", "rounds": "4", "bs": "4k,64k", "iodepth": "1,8", "batch": "4",
+           "write_time": "10", "rate": "auto", "server_size": "16m"}
+
+
+def script(*args):
+    return opts.runner_script(list(args), "run_durability.sh", "/r")
+
+
+class Lists(unittest.TestCase):
+    def test_split_as_the_shell_splits(self):
+        self.assertEqual(opts.items("a,"), ["a"])
+        self.assertEqual(opts.items(","), [""])
+        self.assertEqual(opts.items("a,,b"), ["a", "", "b"])
+
+    def test_an_empty_item_is_refused(self):
+        with self.assertRaisesRegex(opts.UsageError, "--methods: '' is none of"):
+            script("--methods", "apm,,gpspm")
+
+
+def row_of(folder):
+    """shape.tsv's row"""
+    with open(os.path.join(folder, "shape.tsv")) as f:
+        return f.read().rstrip("\n").split("\t")
+
+
+class Rounds(unittest.TestCase):
+    def test_bs_then_iodepth_cycled_batch_at_most_the_depth(self):
+        shapes = [plan.round_shape(OPTIONS, r) for r in range(1, 6)]
+        self.assertEqual([(s["R_BS"], s["R_QD"], s["R_BATCH"]) for s in shapes],
+                         [("4k", "1", "1"), ("64k", "1", "1"), ("4k", "8", "4"), ("64k", "8", "4"),
+                          ("4k", "1", "1")])
+
+    def test_the_rate_writes_half_the_region_by_the_cut(self):
+        s = plan.round_shape(OPTIONS, 1)
+        self.assertEqual((s["R_RATE"], s["covered"]), ("204", 49))
+        s = plan.round_shape(dict(OPTIONS, server_size="4m", bs="1m"), 1)
+        self.assertEqual((s["R_RATE"], s["covered"]), ("1", 250))
+        self.assertEqual(plan.round_shape(dict(OPTIONS, rate="5000"), 2)["R_RATE"], "5000")
+
+    def test_each_round_its_own_seed_and_pattern(self):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, "options.json"), "w") as f:
+            json.dump(OPTIONS, f)
+        seen = set()
+        for r in (1, 2):
+            args = type("A", (), {"options": os.path.join(d, "options.json"), "round": r, "dir": d})
+            with contextlib.redirect_stdout(io.StringIO()) as out:
+                plan.cmd_durability_round(args)
+            self.assertIn(f"SEED={row_of(d)[5]}", out.getvalue())
+            row = row_of(d)
+            shape = plan.round_shape(OPTIONS, r)
+            self.assertEqual(row[:5], [str(r), shape["R_BS"], "1", "1", shape["R_RATE"]])
+            self.assertLess(int(row[5]), 1 << 63)
+            self.assertRegex(row[6], "^0x[0-9a-f]{32}$")
+            seen.add((row[5], row[6]))
+        self.assertEqual(len(seen), 2)
+
+
+class Settings(unittest.TestCase):
+    def test_options_json_has_what_the_report_reads(self):
+        s = opts.parse(["--server", "h", "--power-cut", "true", "--mem", "/dev/dax0.0"], "/r")
+        opts.complete(s)
+        doc = opts.recorded(s, "run_durability.sh", ["--server", "h"])
+        with open(os.path.join(HERE, "fixtures", "durability", "options.json")) as f:
+            self.assertEqual(list(doc), list(json.load(f)))
+        self.assertEqual((doc["rate"], doc["server_size"], doc["direct_write_to_pmem"]), ("auto", "1g", "0"))
+        self.assertEqual(doc["command"], "run_durability.sh --server h")
+
+    def test_in_the_vm_16m_a_method_and_direct_write(self):
+        s = opts.parse([], "/r")
+        opts.complete(s)
+        self.assertEqual((s["SERVER_SIZE"], s["DIRECT_WRITE"]), ("16m", "1"))
+
+    def test_a_value_problem_before_the_hosts_check(self):
+        with self.assertRaisesRegex(opts.UsageError, "--rounds: '0' is not a positive whole number"):
+            script("--rounds", "0", "--server", "a b")
+
+    def test_a_server_problem_after_the_hosts_check(self):
+        out = script("--server", "a b")
+        self.assertEqual(out[1:], ["check_hosts", "die '--server needs --power-cut CMD: how to cut a b'\"'\"'s power'"])
+
+    def test_a_region_smaller_than_a_block_refused(self):
+        self.assertIn("die '--mem-size: 1k holds no block of --bs 4k'", script("--mem-size", "1k", "--dry-run"))
+
+    def test_help_and_dry_run_print_and_exit(self):
+        self.assertIn("--power-cut CMD", script("--help")[0])
+        self.assertEqual(script("--rounds", "2", "--dry-run")[-1], "exit 0")
+
+
+if __name__ == "__main__":
+    unittest.main()
