@@ -16,205 +16,22 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MATRIX=$ROOT/scripts/matrix/matrix
 # shellcheck source=scripts/matrix/lib.sh
 . "$ROOT/scripts/matrix/lib.sh"
-VM_POWER=scripts/softroce-vm.d/power.sh
+RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
 
-METHODS=apm,gpspm ROUNDS=4 BS_LIST=4k,64k QD_LIST=1,8 BATCH=4 WRITE_TIME=10 RATE=''
-# shellcheck disable=SC2034 # REMOTE_DIR: scripts/matrix/lib.sh uses it
-SSH_HOST='' REMOTE_DIR=$ROOT SERVER_IP='' POWER_CUT='' WAIT_UP='' WAIT_UP_TIMEOUT=600
-BEFORE_RESTART='' SERVER_MEM='' SERVER_SIZE='' DIRECT_WRITE=0 PORT_BASE=7600
-NATIVE=0 RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-} VM_KERNEL=''
-OUT='' DRY_RUN=0 IN_VM=0 SEED='' PATTERN=''
-
-usage() {
-	cat <<EOF
-Usage: $PROG [OPTIONS]
-
-Rounds of a durability qualification: writes with fio's verify pattern to the
-server's persistent memory until fio's trigger saves which writes completed and
-cuts the server's power; once the server is back, every acknowledged write is read
-back over RDMA and checked. Writes a result folder (default build/durability/<date-time>)
-with report.html / report.md: per method and round the writes acknowledged, read
-back and lost (offset, what was read), and a verdict per method.
-
-Where (without --server and without an RDMA device here: two guests of the
-Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
-  --server HOST          the PMem server host, over ssh (key-based, BatchMode)
-  --remote-dir DIR       the project's folder on HOST (default: $ROOT)
-  --server-ip ADDR       the server's RDMA address (default: HOST)
-  --power-cut CMD        cuts the server's power, run here (sh -c): e.g. 'ipmitool -I
-                         lanplus -H BMC -U USER -E chassis power cycle'; required with
-                         --server; the round fails if it exits non-zero
-  --wait-up CMD          returns once the server is back (default: until ssh HOST
-                         answers with a new boot id); either way the server must have
-                         booted again (its boot id)
-  --wait-up-timeout S    at most this long (default $WAIT_UP_TIMEOUT)
-  --before-restart CMD   run here once the server is back, before its jobs start
-                         again (DURABILITY_ROUND, DURABILITY_ROUND_DIR in its
-                         environment): e.g. a check of the platform's logs
-
-The rounds:
-  --methods LIST         of apm,gpspm,apm-native (default $METHODS; apm-native: the
-                         RNIC's own RDMA FLUSH, with --native; apm is the emulation)
-  --rounds N             power cuts (default $ROUNDS)
-  --bs LIST              block sizes (default $BS_LIST)
-  --iodepth LIST         I/Os in flight per job (default $QD_LIST): round i runs the
-                         i-th of the combinations bs x iodepth, cycling
-  --batch N              writes posted together, one flush per batch (default $BATCH,
-                         at most the iodepth)
-  --write-time S         seconds of writes before the cut (default $WRITE_TIME)
-  --rate IOPS            writes per second per method (default: half the region's
-                         blocks over --write-time: the writes must not cover the
-                         region before the cut, else there is nothing in flight)
-
-Each round writes with a random seed and a verify pattern of its own (fio checks
-every byte of a block against it), so that no block an earlier round, an earlier
-run or another program left can pass for one of this round's writes. The read-back
-reads every write the round issued, fio going on past a bad block; fio's I/O logs of
-the writes and of the read-back stay in the round's folder.
-
-Server memory:
-  --mem PATH             the server's PMem: device DAX (/dev/dax0.0) or a file on an
-                         fsdax mount (required with --server; in the VM /dev/dax0.0)
-  --mem-size SIZE        bytes per method (default 1g; in the VM 16m); the methods'
-                         regions lie one after the other from the start of --mem
-  --direct-write         the server declares direct write to PMem (DDIO off or eADR;
-                         always in the VM, whose NVDIMM is a file of the host)
-  --native               the native build (make native: build/native/); in the VM
-                         kernel 6.12 (its rxe has RDMA FLUSH)
-  --vm-kernel V          the VM's kernel: 6.1 (default) or 6.12
-
-Output and control:
-  --port N               first port (default $PORT_BASE; method i uses N + i)
-  --out DIR              the result folder
-  --dry-run              print the rounds, run nothing
-  -h, --help             this help
-
-Exit status: 0 every acknowledged write survived, 1 a method lost writes, 2 bad
-usage, 3 a round could not be judged (the cut, the server's return or the read-back
-failed: its reason in the report). Ctrl-C stops cleanly: the client and servers are
-stopped and the report of the rounds done so far is written, marked PARTIAL.
-EOF
-}
-
-parse_args() {
-	while [ $# -gt 0 ]; do
-		case "$1" in
-		--server) need_value "$@"; SSH_HOST=$2; shift ;;
-		--remote-dir) need_value "$@"; REMOTE_DIR=$2; shift ;;
-		--server-ip) need_value "$@"; SERVER_IP=$2; shift ;;
-		--power-cut) need_value "$@"; POWER_CUT=$2; shift ;;
-		--wait-up) need_value "$@"; WAIT_UP=$2; shift ;;
-		--wait-up-timeout) need_value "$@"; WAIT_UP_TIMEOUT=$2; shift ;;
-		--before-restart) need_value "$@"; BEFORE_RESTART=$2; shift ;;
-		--methods) need_value "$@"; METHODS=$2; shift ;;
-		--rounds) need_value "$@"; ROUNDS=$2; shift ;;
-		--bs) need_value "$@"; BS_LIST=$2; shift ;;
-		--iodepth) need_value "$@"; QD_LIST=$2; shift ;;
-		--batch) need_value "$@"; BATCH=$2; shift ;;
-		--write-time) need_value "$@"; WRITE_TIME=$2; shift ;;
-		--rate) need_value "$@"; RATE=$2; shift ;;
-		--mem) need_value "$@"; SERVER_MEM=$2; shift ;;
-		--mem-size) need_value "$@"; SERVER_SIZE=$2; shift ;;
-		--direct-write) DIRECT_WRITE=1 ;;
-		--native) NATIVE=1 ;;
-		--vm-kernel) need_value "$@"; VM_KERNEL=$2; shift ;;
-		--port) need_value "$@"; PORT_BASE=$2; shift ;;
-		--out) need_value "$@"; OUT=$2; shift ;;
-		--dry-run) DRY_RUN=1 ;;
-		--in-vm) IN_VM=1 ;;
-		-h|--help) usage; exit 0 ;;
-		*) die "unknown option '$1' (see --help)" ;;
-		esac
-		shift
-	done
-	check_args
+# The options, checked and completed by scripts/matrix/rpmamatrix/durability_options.py:
+# shell assignments (METHODS, METHOD_LIST, ROUNDS, SSH_HOST, OUT, OPTIONS_JSON, ...), the
+# hosts' names checked by lib.sh as run_matrix.sh's, then --help or --dry-run printed
+settings() { # ARGS...
+	local script
+	command -v python3 >/dev/null || die "python3 is missing: run scripts/deps.sh"
+	script=$(python3 "$MATRIX" durability-options --prog "$PROG" --root "$ROOT" -- "$@") || exit
+	eval "$script"
 }
 
 # a word for /bin/sh (fio runs --trigger through system()): single-quoted
 sh_quote() {
 	local q="'\\''"
 	printf "'%s'" "${1//\'/$q}"
-}
-
-positive() { # OPTION VALUE
-	[[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1: '$2' is not a positive whole number"
-}
-
-check_args() {
-	local m b q seen=,
-	positive --rounds "$ROUNDS"
-	positive --batch "$BATCH"
-	positive --write-time "$WRITE_TIME"
-	positive --wait-up-timeout "$WAIT_UP_TIMEOUT"
-	[ -z "$RATE" ] || positive --rate "$RATE"
-	IFS=, read -ra METHOD_LIST <<<"$METHODS"
-	[ ${#METHOD_LIST[@]} -gt 0 ] || die "--methods: no method in '$METHODS'"
-	for m in "${METHOD_LIST[@]}"; do
-		case $m in apm|gpspm|apm-native) ;; *) die "--methods: '$m' is none of apm, gpspm, apm-native" ;; esac
-		[[ $seen != *,$m,* ]] || die "--methods: '$m' is named twice"
-		seen+=$m,
-	done
-	[[ $seen != *,apm-native,* ]] || [ "$NATIVE" = 1 ] ||
-		die "--methods: apm-native needs the native build (--native; make native)"
-	IFS=, read -ra BS_ITEMS <<<"$BS_LIST"
-	for b in "${BS_ITEMS[@]}"; do
-		[[ $b =~ ^[1-9][0-9]*[kKmM]?$ ]] || die "--bs: '$b' is not a block size like 4k"
-		[ $(($(bytes_of "$b") % 512)) -eq 0 ] || die "--bs: '$b' is not a multiple of 512 bytes"
-	done
-	IFS=, read -ra QD_ITEMS <<<"$QD_LIST"
-	for q in "${QD_ITEMS[@]}"; do positive --iodepth "$q"; done
-	[ ${#BS_ITEMS[@]} -gt 0 ] || die "--bs: no block size in '$BS_LIST'"
-	[ ${#QD_ITEMS[@]} -gt 0 ] || die "--iodepth: no depth in '$QD_LIST'"
-	if ! [[ $PORT_BASE =~ ^[0-9]+$ ]] || [ "$PORT_BASE" -lt 1024 ] || [ "$PORT_BASE" -gt 60000 ]; then
-		die "--port: '$PORT_BASE' is not a port in 1024..60000"
-	fi
-	[ -z "$SERVER_SIZE" ] || [[ $SERVER_SIZE =~ ^[1-9][0-9]*[kKmMgG]?$ ]] ||
-		die "--mem-size: '$SERVER_SIZE' is not a size like 1g"
-	case $VM_KERNEL in ''|6.1|6.12) ;; *) die "--vm-kernel: '$VM_KERNEL' is neither 6.1 nor 6.12" ;; esac
-	if [ "$NATIVE" = 1 ]; then
-		[ "$VM_KERNEL" != 6.1 ] || die "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12"
-		VM_KERNEL=6.12
-	fi
-	check_hosts
-	if [ -n "$SSH_HOST" ] && [ "$IN_VM" = 0 ]; then
-		[ -n "$POWER_CUT" ] || die "--server needs --power-cut CMD: how to cut $SSH_HOST's power"
-		[ -n "$SERVER_MEM" ] || die "--server needs --mem PATH: the server's persistent memory"
-		[ "$SERVER_MEM" != malloc ] || die "--mem: DRAM (malloc) forgets everything with the power"
-	fi
-}
-
-bytes_of() { # SIZE: 4k, 16m, 1g (fio's: powers of 2)
-	local n=${1%[kKmMgG]}
-	case $1 in
-	*[kK]) echo $((n << 10)) ;;
-	*[mM]) echo $((n << 20)) ;;
-	*[gG]) echo $((n << 30)) ;;
-	*) echo "$n" ;;
-	esac
-}
-
-# round R's (1-based) block size, depth and batch
-round_shape() { # R
-	local i=$(($1 - 1))
-	R_BS=${BS_ITEMS[$((i % ${#BS_ITEMS[@]}))]}
-	R_QD=${QD_ITEMS[$((i / ${#BS_ITEMS[@]} % ${#QD_ITEMS[@]}))]}
-	R_BATCH=$((BATCH < R_QD ? BATCH : R_QD))
-	local blocks=$(($(bytes_of "$SERVER_SIZE") / $(bytes_of "$R_BS")))
-	R_RATE=${RATE:-$((blocks / (2 * WRITE_TIME)))}
-	[ "$R_RATE" -gt 0 ] || R_RATE=1
-	R_COVERED=$((R_RATE * WRITE_TIME * 100 / blocks))
-}
-
-dry_run() {
-	local r
-	echo "round  bs      iodepth  batch  rate (IOPS/method)  of the region by the cut"
-	for ((r = 1; r <= ROUNDS; r++)); do
-		round_shape "$r"
-		printf '%-6s %-7s %-8s %-6s %-19s %s%%\n' "$r" "$R_BS" "$R_QD" "$R_BATCH" "$R_RATE" "$R_COVERED"
-	done
-	echo
-	echo "methods $METHODS, $SERVER_SIZE each; $ROUNDS power cuts, ${WRITE_TIME}s of writes each," \
-		"then the server's reboot (the VM's: ~30 s under TCG) and the read-back"
 }
 
 # ---- one round ----
@@ -350,15 +167,16 @@ read_back() { # RD
 		--continue_on_error=verify --stonewall --write_iolog="$rd/readback.iolog" || rc=$?
 	stop_server
 	echo "$rc" >"$rd/readback.rc"
-	python3 "$MATRIX" judge-round "$rd" --methods "$METHODS" || return 1
-	awk -F'\t' '{ printf "  %-10s %7s writes acknowledged, %7s read back, %s lost\n", $1, $6, $7, $8 }' \
-		"$rd/result.tsv" >&2
+	python3 "$MATRIX" judge-round "$rd" --methods "$METHODS"
 }
 
-# a round's SEED (63 random bits: fio takes no more) and PATTERN (16 random bytes)
-round_identity() {
-	SEED=$((($(od -An -N4 -tu4 /dev/urandom) & 0x7fffffff) << 32 | $(od -An -N4 -tu4 /dev/urandom)))
-	PATTERN=0x$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+# round R's folder RD: its shape, seed and pattern (shape.tsv, and R_BS, R_QD, R_BATCH,
+# R_RATE, SEED, PATTERN), from the run's options (durability_plan.py)
+round_start() { # OPTIONS_JSON R RD
+	local assignments
+	mkdir -p "$3"
+	assignments=$(python3 "$MATRIX" durability-round "$@") || return 1
+	eval "$assignments"
 }
 
 step() { # ROUND TEXT [eta]
@@ -383,22 +201,13 @@ rounds() {
 	local rd failed=0
 	mkdir -p "$OUT/rounds"
 	echo "partial (running)" >"$OUT/status"
-	write_options
+	printf '%s\n' "$OPTIONS_JSON" >"$OUT/options.json"
 	capture_env >"$OUT/env.json"
 	trap on_interrupt INT TERM
 	START=$SECONDS
 	for ((R = 1; R <= ROUNDS; R++)); do
-		round_shape "$R"
 		rd=$OUT/rounds/r$R
-		mkdir -p "$rd"
-		# offsets and a pattern of the round's own: a lost write must not find a block
-		# that an earlier round, an earlier run or another program left there
-		round_identity
-		printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$R" "$R_BS" "$R_QD" "$R_BATCH" "$R_RATE" "$SEED" "$PATTERN" \
-			>"$rd/shape.tsv"
-		if write_and_cut "$rd" && read_back "$rd"; then
-			:
-		else
+		if ! { round_start "$OUT/options.json" "$R" "$rd" && write_and_cut "$rd" && read_back "$rd"; }; then
 			failed=$((failed + 1))
 			echo "  round $R: $(cat "$rd/error" 2>/dev/null || echo failed)" >&2
 			stop_server
@@ -413,16 +222,6 @@ rounds() {
 		echo complete >"$OUT/status"
 	fi
 	echo "$PROG: $ROUNDS rounds in $(fmt_secs $((SECONDS - START))), $failed could not be judged" >&2
-}
-
-write_options() {
-	python3 -c 'import json, sys; print(json.dumps(dict(zip(sys.argv[1::2], sys.argv[2::2])), indent=1))' \
-		methods "$METHODS" rounds "$ROUNDS" bs "$BS_LIST" iodepth "$QD_LIST" batch "$BATCH" \
-		write_time "$WRITE_TIME" rate "${RATE:-auto}" server_ip "$SERVER_IP" \
-		server_host "$SSH_HOST" server_mem "$SERVER_MEM" server_size "$SERVER_SIZE" \
-		direct_write_to_pmem "$DIRECT_WRITE" native "$NATIVE" power_cut "$POWER_CUT" \
-		wait_up "$WAIT_UP" before_restart "$BEFORE_RESTART" \
-		command "$PROG ${ORIG_ARGS[*]:-}" >"$OUT/options.json"
 }
 
 build_report() {
@@ -464,69 +263,20 @@ run_in_vm() {
 	exit_status
 }
 
-# inside the VM, on node0: node1 is the server, its power the host's to cut
-vm_defaults() {
-	SSH_HOST=node1
-	SERVER_IP=$(getent hosts node1 | cut -d' ' -f1)
-	[ -n "$SERVER_IP" ] || die "inside the VM, node1 has no address (run with --nodes 2)"
-	POWER_CUT=${POWER_CUT:-$ROOT/$VM_POWER cut node1}
-	WAIT_UP=${WAIT_UP:-$ROOT/$VM_POWER wait-up node1 $WAIT_UP_TIMEOUT}
-	SERVER_MEM=${SERVER_MEM:-/dev/dax0.0}
-}
-
-check_tools() {
-	local t
-	for t in fio python3; do
-		command -v "$t" >/dev/null || die "$t is missing: run scripts/deps.sh"
-	done
-	ENGINE_DIR=build
-	[ "$NATIVE" = 0 ] || ENGINE_DIR=build/native
-	for t in librpma_apm.so librpma_gpspm.so; do
-		[ -f "$ROOT/$ENGINE_DIR/$t" ] || die "$ENGINE_DIR/$t is missing: run make $([ "$NATIVE" = 1 ] && echo native || echo engines)"
-	done
-	if [ "$NATIVE" = 1 ]; then
-		[ -f "$ROOT/$ENGINE_DIR/jobs/durability-native.fio" ] || die "$ENGINE_DIR/jobs is missing: run make native"
-		[ -n "$RDMA_CORE_PREFIX" ] || RDMA_CORE_PREFIX=$("$ROOT/scripts/rdma_core.sh") ||
-			die "--native: scripts/rdma_core.sh failed"
-	fi
-}
-
 main() {
 	ORIG_ARGS=("$@")
-	parse_args "$@"
 	cd "$ROOT"
-	# on hardware a region large enough for a fast RNIC's writes; in the VM's 64 MiB device DAX, 16 MiB a method
-	if [ -z "$SERVER_SIZE" ]; then
-		SERVER_SIZE=16m
-		[ -z "$SSH_HOST" ] || [ "$IN_VM" = 1 ] || SERVER_SIZE=1g
+	settings "$@"
+	if [ "$NATIVE" = 1 ] && [ -z "$RDMA_CORE_PREFIX" ]; then
+		RDMA_CORE_PREFIX=$("$ROOT/scripts/rdma_core.sh") || die "--native: scripts/rdma_core.sh failed"
 	fi
-	if [ "$DRY_RUN" = 1 ]; then
-		dry_run
-		return
-	fi
-	check_tools
-	[ -n "$OUT" ] || OUT=$ROOT/build/durability/$(date +%Y%m%d-%H%M%S)
-	case $OUT in /*) ;; *) OUT=$PWD/$OUT ;; esac
-	if [ "$IN_VM" = 0 ] && [ -e "$OUT/options.json" ]; then
-		die "--out: '$OUT' already holds results: give a new folder"
-	fi
-	# the VM's NVDIMM is a file of the host: RDMA writes reach it as they are placed
-	[ -n "$SSH_HOST" ] || DIRECT_WRITE=1
-	if [[ ,$METHODS, == *,apm* ]] && [ "$DIRECT_WRITE" = 0 ]; then
-		echo "$PROG: note: without --direct-write the APM server does not declare that RDMA writes" \
-			"reach PMem directly, and APM's client then flushes for visibility only, which does not" \
-			"make writes persistent: give --direct-write where the platform writes into PMem directly" \
-			"(DDIO off for the RNIC's port, or eADR; docs/hardware.md)" >&2
-	fi
-	if [ "$IN_VM" = 1 ]; then
-		vm_defaults
-	elif [ -z "$SSH_HOST" ]; then
+	if [ "$IN_VM" = 0 ] && [ -z "$SSH_HOST" ]; then
 		compgen -G '/sys/class/infiniband/*' >/dev/null &&
 			die "this machine has an RDMA device: name the server with --server HOST (its power is cut)"
 		run_in_vm
 		return
-	else
-		SERVER_IP=${SERVER_IP:-$SSH_HOST}
+	fi
+	if [ "$IN_VM" = 0 ]; then
 		ssh -n -o BatchMode=yes -o ConnectTimeout=10 "$SSH_HOST" true ||
 			die "cannot ssh to '$SSH_HOST' without a password (key-based, BatchMode=yes)"
 	fi
@@ -536,17 +286,10 @@ main() {
 	exit_status
 }
 
-# 0: every acknowledged write survived; 1: a method lost some; 3: a round could not
-# be judged (and none lost any)
+# 0: every acknowledged write survived; 1: a method lost some; 3: something could not
+# be judged (durability_status.py)
 exit_status() {
-	if cat "$OUT"/rounds/*/result.tsv 2>/dev/null | awk -F'\t' '$8 > 0 { found = 1 } END { exit !found }'; then
-		return 1
-	fi
-	# an acknowledged write not read back: nothing can be said of it
-	if cat "$OUT"/rounds/*/result.tsv 2>/dev/null | awk -F'\t' '$9 > 0 { found = 1 } END { exit !found }'; then
-		return 3
-	fi
-	grep -q '^complete' "$OUT/status" 2>/dev/null || return 3
+	python3 "$MATRIX" durability-status "$OUT"
 }
 
 # (sourced by tests/matrix/test_durability.sh: the functions only)

@@ -12,7 +12,8 @@
 #   - loses the writes of the last 300 ms: exactly those offsets, each method counted
 #     over all of its own writes, with a torn block (its data, not its header);
 #   - a boot id that cannot be read before the cut, a cut that reboots nothing, a
-#     result folder with a space, a quote and $(...) in its name for fio's trigger.
+#     result folder with a space, a quote and $(...) in its name for fio's trigger;
+#   - two rounds as the runner's loop runs them, kept or forgotten: its exit status.
 # Run by tests/matrix/test_matrix.sh; prints "N passed, M failed".
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -61,24 +62,25 @@ setup() {
 		filename=gpspm.0.0
 	EOF
 	truncate -s 2m "$WORK/dev/apm.0.0" "$WORK/dev/gpspm.0.0"
-	METHODS=apm,gpspm BS_LIST=4k QD_LIST=1 BATCH=1 WRITE_TIME=1 SERVER_SIZE=2m RATE=150
-	check_args
-	round_shape 1
+	# the settings durability_options.py gives the runner, and the run's options.json
+	# its rounds are planned from
+	METHODS=apm,gpspm METHOD_LIST=(apm gpspm) WRITE_TIME=1 SERVER_SIZE=2m SERVER_IP='' SERVER_MEM=''
+	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=true WAIT_UP_TIMEOUT=600
+	printf '{"methods": "%s", "rounds": "1", "bs": "4k", "iodepth": "1", "batch": "1", "write_time": "%s",
+		"rate": "150", "server_size": "%s"}\n' "$METHODS" "$WRITE_TIME" "$SERVER_SIZE" >"$WORK/options.json"
 	R=1 ROUNDS=1 START=$SECONDS
-	WAIT_UP=true
 }
 
 # the memory's state now, kept as NAME
 image() { cp "$WORK/dev/apm.0.0" "$WORK/$1.apm"; cp "$WORK/dev/gpspm.0.0" "$WORK/$1.gpspm"; }
 restore() { cp "$WORK/$1.apm" "$WORK/dev/apm.0.0"; cp "$WORK/$1.gpspm" "$WORK/dev/gpspm.0.0"; }
 
-# one round as the runner does it: its seed and pattern, the writes until the trigger,
-# the cut (a new boot id unless CUT says otherwise), --before-restart's LOSS, the read-back
+# one round as the runner does it: its shape, seed and pattern, the writes until the
+# trigger, the cut (a new boot id unless CUT says otherwise), --before-restart's LOSS,
+# the read-back
 round() { # NAME LOSS [CUT]
 	local rd=$WORK/$1
-	mkdir -p "$rd"
-	round_identity
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' 1 4k 1 1 "$R_RATE" "$SEED" "$PATTERN" >"$rd/shape.tsv"
+	round_start "$WORK/options.json" 1 "$rd" || return 1
 	POWER_CUT=${3:-"od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"}
 	BEFORE_RESTART=$2
 	(cd "$WORK/dev" && write_and_cut "$rd" && read_back "$rd")
@@ -196,6 +198,35 @@ odd_folder() {
 	[ "$(cat "$WORK/$name/power-cut.rc")" = 0 ] && [ ! -e "$WORK/dev/pwned" ] && [ ! -e pwned ]
 }
 
+# RUN: two rounds as the runner runs them (rounds, then exit_status), the platform's
+# loss --before-restart's LOSS: each round its own seed and pattern, the run's status
+# and options.json; its exit status
+run_of_two() { # RUN LOSS
+	OUT=$WORK/$1 ROUNDS=2 BEFORE_RESTART=$2 POWER_CUT="od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
+	OPTIONS_JSON=$(sed 's/"rounds": "1"/"rounds": "2"/' "$WORK/options.json")
+	echo boot-9 >"$WORK/boot-id"
+	(cd "$WORK/dev" && rounds) || return 1
+	echo "status: $(cat "$OUT/status")"
+	cut -f1,6- "$OUT"/rounds/r*/result.tsv
+	[ "$(cat "$OUT/status")" = complete ] && grep -q '"rounds": "2"' "$OUT/options.json" &&
+		[ "$(cut -f6,7 "$OUT"/rounds/r*/shape.tsv | sort -u | wc -l)" -eq 2 ] || return 1
+	exit_status
+}
+
+survived_run() {
+	run_of_two survived true
+}
+
+# the platform forgets each round: the run exits 1
+lossy_run() {
+	image before-lossy
+	local rc=0
+	run_of_two lossy "cp '$WORK/before-lossy.apm' '$WORK/dev/apm.0.0' && cp '$WORK/before-lossy.gpspm' '$WORK/dev/gpspm.0.0'" ||
+		rc=$?
+	echo "exit status $rc"
+	[ "$rc" -eq 1 ]
+}
+
 # The two fio 3.33 traps that made every round write the same blocks, shown with the
 # null engine (the controls: each must hold, or the job files' way around it is moot):
 # randseed= moves the offsets only with randrepeat=0, and a command-line option does
@@ -230,6 +261,8 @@ check "memory back to an earlier round's: every acknowledged write LOST" reverts
 check "the last 300 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
 check "no boot id before the cut: not judged" no_boot_id
 check "a power cut that rebooted nothing: not judged" cut_did_nothing
+check "two rounds as the runner runs them, nothing lost: complete, exit status 0" survived_run
+check "two rounds, every round forgotten: exit status 1" lossy_run
 check "a result folder with a space, a quote and \$(...): the cut runs, nothing executed" odd_folder
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import struct
+import sys
 
 # fio's verify state file (verify-state.h, version 3): a header, then one thread's list
 STATE_HEADER = struct.Struct("<QQQ")        # version, size, crc
@@ -164,4 +165,8 @@ def cmd_judge_round(args):
             print("\t".join(map(str, row)), file=res)
             for off, said in losses:
                 print(f"{row[0]}\t{row[1]}\t{off}\t{said}", file=lost)
+    # (the runner's console: a line per method)
+    for row, _ in judged:
+        print(f"  {row[0]:<10} {row[5]:>7} writes acknowledged, {row[6]:>7} read back, {row[7]} lost",
+              file=sys.stderr)
     return 0
