@@ -61,10 +61,8 @@ start_server() { # SERVER N PORT STEM
 	hub-*)
 		local busy=1
 		[ "$server" = hub-busy ] || busy=0
-		env SERVER_IP="$SERVER_IP" PORT="$port" SERVER_MEM=malloc SERVER_SIZE=16m \
-			SERVER_BUSY_WAIT="$busy" SERVER_IODEPTH=8 NUMJOBS=1 CLIENTS_PER_JOB="$n" \
-			DIRECT_WRITE_TO_PMEM=0 timeout 300 fio --output-format=json \
-			--output="$stem.server.json" jobs/gpspm-server.fio >"$stem.server.log" 2>&1 &
+		bench_gpspm_server "$stem" "$port" 300 SERVER_BUSY_WAIT="$busy" SERVER_IODEPTH=8 NUMJOBS=1 \
+			CLIENTS_PER_JOB="$n"
 		;;
 	peer-busy)
 		# (from a folder of its own: fio 3.33 creates a file named after filename=malloc
@@ -75,9 +73,9 @@ start_server() { # SERVER N PORT STEM
 			--filename=malloc --size=16m --direct_write_to_pmem=0 --iodepth=8 \
 			--busy_wait_polling=1 --time_based --runtime=365d --output-format=json \
 			--output="$stem.server.json") >"$stem.server.log" 2>&1 &
+		MATRIX_SPID=$!
 		;;
 	esac
-	MATRIX_SPID=$!
 }
 
 # One run: SERVER for N clients; a line of clients.tsv
@@ -89,11 +87,9 @@ run_one() { # ROUND N SERVER PORT
 	# (lib.sh: the servers' RDMA CM IDs listening, whatever they print)
 	wait_listening "$port" "$n" 30 ||
 		{ bench_not_listening "$server, $n clients" "$stem"; return 1; }
-	env SERVER_IP="$SERVER_IP" PORT="$port" BS=4k IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 SYNC=0 \
-		NUMJOBS="$n" BUSY_WAIT=0 TIME_BASED=0 NUMBER_IOS="$IOS" RAMP=0s RUNTIME=120s \
-		SERVER_SIZE=16m timeout 300 fio --ioengine=external:build/librpma_gpspm.so \
-		--group_reporting=1 --output-format=json --output="$stem.json" jobs/randwrite.fio \
-		>"$stem.client.log" 2>&1 || rc=$?
+	bench_gpspm_client "$stem" "$port" 300 IODEPTH=8 BATCH=8 BATCH_COMPLETE=8 SYNC=0 NUMJOBS="$n" \
+		BUSY_WAIT=0 TIME_BASED=0 NUMBER_IOS="$IOS" RAMP=0s RUNTIME=120s SERVER_SIZE=16m \
+		--group_reporting=1 || rc=$?
 	# (the peer's server jobs end when their clients have gone)
 	bench_run_done "$rc" "$stem" "$round" "$n" "$server"
 }

@@ -50,17 +50,11 @@ run_one() { # ROUND RATE MODE PORT
 	local round=$1 rate=$2 mode=$3 port=$4 stem rc=0
 	stem=$OUT/runs/r$round-rate$rate-$mode
 	echo "[round $round/$ROUNDS] rate ${rate/#0/full} busy_wait_polling=$mode" >&2
-	env SERVER_IP="$SERVER_IP" PORT="$port" SERVER_MEM=malloc SERVER_SIZE=16m SERVER_BUSY_WAIT="$mode" \
-		SERVER_IODEPTH=64 NUMJOBS=1 DIRECT_WRITE_TO_PMEM=0 \
-		timeout $((RUNTIME + 60)) fio --output-format=json --output="$stem.server.json" \
-		jobs/gpspm-server.fio >"$stem.server.log" 2>&1 &
-	MATRIX_SPID=$!
+	bench_gpspm_server "$stem" "$port" $((RUNTIME + 60)) SERVER_BUSY_WAIT="$mode" SERVER_IODEPTH=64 NUMJOBS=1
 	wait_line "$stem.server.log" 'listening on' 30 "$MATRIX_SPID" ||
 		{ bench_not_listening "busy_wait_polling=$mode" "$stem"; return 1; }
-	env SERVER_IP="$SERVER_IP" PORT="$port" BS=4k IODEPTH=1 SYNC=1 RUNTIME="${RUNTIME}s" RAMP=1s \
-		NUMJOBS=1 BUSY_WAIT=1 timeout $((RUNTIME + 60)) \
-		fio --ioengine=external:build/librpma_gpspm.so --rate_iops="$rate" --lat_percentiles=1 \
-		--output-format=json --output="$stem.json" jobs/randwrite.fio >"$stem.client.log" 2>&1 || rc=$?
+	bench_gpspm_client "$stem" "$port" $((RUNTIME + 60)) IODEPTH=1 SYNC=1 RUNTIME="${RUNTIME}s" RAMP=1s \
+		NUMJOBS=1 BUSY_WAIT=1 --rate_iops="$rate" --lat_percentiles=1 || rc=$?
 	bench_run_done "$rc" "$stem" "$round" "$rate" "$mode" || return 1
 	# (how the adaptive server's waits went)
 	grep -h 'busy_wait_polling=adaptive' "$stem.server.log" | sed 's/^/      /' >&2 || true

@@ -2,7 +2,8 @@
 # scripts/matrix/bench_lib.sh -- what the benchmarks of the GPSPM server share
 # (scripts/bench_polling.sh, scripts/bench_clients.sh): their options, running again
 # inside the Soft-RoCE VM, the rounds of runs, and the end of a run (its line of the
-# bench's TSV, `matrix BENCH-row`). A bench sets PROG, ROOT, BENCH (the name of its
+# bench's TSV, `matrix BENCH-row`), and our GPSPM server and client as the benches run
+# them. A bench sets PROG, ROOT, BENCH (the name of its
 # TSV and of its row subcommand), OUT, ROUNDS, PORT_BASE, PORT_STEP (the ports a run
 # takes) and BENCH_OPTIONS (its own --option=VARIABLE pairs), and defines usage,
 # round_runs (one round's runs, a line of run_one's words each) and
@@ -102,6 +103,32 @@ bench_measure() {
 		done
 	done
 	[ "$failed" -eq 0 ] || die "$failed run(s) failed"
+}
+
+# Our GPSPM server (jobs/gpspm-server.fio) for run STEM on PORT, in the background
+# (MATRIX_SPID), at most LIMIT seconds: on 16 MiB of DRAM, with the job's VAR=VALUEs
+# (its polling, depth, jobs); its JSON STEM.server.json, its output STEM.server.log
+bench_gpspm_server() { # STEM PORT LIMIT VAR=VALUE...
+	local stem=$1 port=$2 limit=$3
+	shift 3
+	env SERVER_IP="$SERVER_IP" PORT="$port" SERVER_MEM=malloc SERVER_SIZE=16m DIRECT_WRITE_TO_PMEM=0 "$@" \
+		timeout "$limit" fio --output-format=json --output="$stem.server.json" jobs/gpspm-server.fio \
+		>"$stem.server.log" 2>&1 &
+	MATRIX_SPID=$!
+}
+
+# Our GPSPM client (jobs/randwrite.fio: 4 KiB random writes) of run STEM on PORT, at
+# most LIMIT seconds: WORDS are the job's VAR=VALUEs and fio's --options; its JSON
+# STEM.json, its output STEM.client.log; fio's status
+bench_gpspm_client() { # STEM PORT LIMIT WORDS...
+	local stem=$1 port=$2 limit=$3 word vars=() options=()
+	shift 3
+	for word in "$@"; do
+		if [[ $word == --* ]]; then options+=("$word"); else vars+=("$word"); fi
+	done
+	env SERVER_IP="$SERVER_IP" PORT="$port" BS=4k "${vars[@]}" timeout "$limit" \
+		fio --ioengine=external:build/librpma_gpspm.so "${options[@]}" --output-format=json \
+		--output="$stem.json" jobs/randwrite.fio >"$stem.client.log" 2>&1
 }
 
 # The server of run STEM (MATRIX_SPID), SERVER as the message names it, did not
