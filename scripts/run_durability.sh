@@ -24,7 +24,8 @@ RDMA_CORE_PREFIX=${RPMA_FIO_RDMA_CORE:-}
 settings() { # ARGS...
 	local script
 	command -v python3 >/dev/null || die "python3 is missing: run scripts/deps.sh"
-	script=$(python3 "$MATRIX" durability-options --prog "$PROG" --root "$ROOT" -- "$@") || exit
+	# (2 also when python3 fails otherwise: nothing ran, no verdict)
+	script=$(python3 "$MATRIX" durability-options --prog "$PROG" --root "$ROOT" -- "$@") || exit 2
 	eval "$script"
 }
 

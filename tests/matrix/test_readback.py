@@ -5,6 +5,7 @@ tests/matrix/test_matrix.sh): which writes count as acknowledged from fio's save
 state, the read-back's bad blocks and reads, and the verdicts: SURVIVED only where every
 acknowledged write was read back in every round; the runner's exit status the same. Real fio runs on this host:
 test_durability.sh."""
+import contextlib
 import os
 import struct
 import sys
@@ -15,7 +16,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
 from rpmamatrix.durability import verdicts  # noqa: E402
-from rpmamatrix.durability_status import exit_status  # noqa: E402
+from rpmamatrix.durability_status import cmd_durability_status, exit_status  # noqa: E402
 
 
 def state_bytes(numberio, depth, comps, nofiles=1, version=3):
@@ -191,6 +192,14 @@ class ExitStatus(unittest.TestCase):
 
     def test_no_methods_known_is_3(self):
         self.assertEqual(exit_status(run_folder([CLEAN], methods="")), 3)
+
+    def test_a_folder_that_cannot_be_read_is_3(self):
+        d = run_folder([CLEAN])
+        with open(os.path.join(d, "options.json"), "w") as f:
+            f.write("[1]")  # (no object: the reading fails)
+        args = type("Args", (), {"dir": d})
+        with open(os.devnull, "w") as null, contextlib.redirect_stderr(null):
+            self.assertEqual(cmd_durability_status(args), 3)
 
 
 if __name__ == "__main__":
