@@ -7,6 +7,7 @@
 #   build/librpma_gpspm.so                       + -lprotobuf-c
 #   build/tests/tools/gpspm-hostile              a misbehaving GPSPM client for the e2e tests
 #   build/tests/tools/{gpspm,apm}-hostile-server  misbehaving servers for the e2e tests
+#   build/tests/tools/handshake-hostile          a client that never finishes connecting
 #                                                (make tools; not part of `engines`)
 #   (the unit tests of gpspm/, engine_gpspm_*, are engines.mk's pattern rule)
 
@@ -51,5 +52,13 @@ $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER): $(HOSTILE_SERVER_DEPS)
 		-Iengines -I$(GPSPM_GEN) $(HARDEN_LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a \
 		$(LDLIBS_PROVIDER) -lprotobuf-c -lpthread
 
+# a client that never completes its handshake (librdmacm only): the hub's e2e tests
+HANDSHAKE_HOSTILE := $(BUILD)/tests/tools/handshake-hostile
+
+$(HANDSHAKE_HOSTILE): tests/tools/handshake_hostile.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -D_GNU_SOURCE \
+		$(PROVIDER_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< $(LDLIBS_PROVIDER)
+
 # the peers that break the protocol on purpose, for the e2e tests (make tools)
-tools: $(GPSPM_HOSTILE) $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER)
+tools: $(GPSPM_HOSTILE) $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER) $(HANDSHAKE_HOSTILE)
