@@ -135,7 +135,7 @@ static enum rpmafio_poll_step recv_wc(struct rpmafio_server *s, const struct ibv
 
 	for (int i = 0; i < n; i++) {
 		const uint32_t k = gpspm_wr_index(wc[i].wr_id);
-		struct rpmafio_hub_client *c = rpmafio_hub_sender(s->hub, &wc[i]);
+		struct rpmafio_hub_client *c = rpmafio_hub_sender(s, &wc[i]);
 		if ((wc[i].wr_id & GPSPM_WR_TAG_MASK) != GPSPM_WR_RECV || k >= g->bufs.nslots) {
 			rpmafio_fail(&s->job, EIO, "a completion for no receive (opcode %d, wr_id "
 				"0x%llx)", (int)wc[i].opcode, (unsigned long long)wc[i].wr_id);

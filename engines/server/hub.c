@@ -10,9 +10,7 @@
 
 #include "common/report.h"
 #include "hub.h"
-
-/* an epoll event of a client's port (a connection request), not of its connection */
-#define HUB_EP_TAG (1u << 31)
+#include "hub_door.h"
 
 /* the probes' op_context: no method's work request carries this address */
 static const char probe_ctx;
@@ -29,6 +27,7 @@ static void hub_disconnect(struct rpmafio_hub *h)
 		}
 		c->cq = NULL;
 		c->ev_fd = -1;
+		c->ep_fd = -1;
 		(void) rpma_ep_shutdown(&c->ep);
 	}
 	if (h->epoll_fd >= 0) {
@@ -84,6 +83,7 @@ int rpmafio_hub_new(struct rpmafio_server *s, size_t part)
 		struct rpmafio_hub_client *c = &h->clients[k];
 		c->k = k;
 		c->ev_fd = -1;
+		c->ep_fd = -1;
 		c->base = (char *)s->mem.ptr + (size_t)k * part;
 		snprintf(c->port, sizeof(c->port), "%u", first + k);
 	}
@@ -141,103 +141,39 @@ static void set_pace(struct rpmafio_server *s)
 	s->poll.mode = mode;
 }
 
-/* wait for c's connection to be established, then take its CQ, QP and events */
-static int established(struct rpmafio_server *s, struct rpmafio_hub_client *c)
-{
-	struct rpmafio_job *job = &s->job;
-	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	char buf[128];
-	int ret;
-
-	if ((ret = rpma_conn_get_event_fd(c->conn, &c->ev_fd)))
-		return rpmafio_fail(job, EIO, "rpma_conn_get_event_fd: %s",
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	enum rpmafio_fd_wait w = rpmafio_wait_fd(c->ev_fd, (int)job->o->connect_timeout, job->stop);
-	if (w == RPMAFIO_FD_READABLE && (ret = rpma_conn_next_event(c->conn, &ev)))
-		return rpmafio_fail(job, EIO, "rpma_conn_next_event: %s",
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if (ev != RPMA_CONN_ESTABLISHED)
-		return rpmafio_fail(job, ECONNABORTED, "the connection of client %u (%s, port %s) "
-			"was not established within connect_timeout=%u ms (%s)", c->k + 1, c->addr,
-			c->port, job->o->connect_timeout,
-			w == RPMAFIO_FD_READABLE ? rpma_utils_conn_event_2str(ev) : "no event");
-	int ep_fd;
-	if (rpma_ep_get_fd(c->ep, &ep_fd) == 0)
-		(void) epoll_ctl(s->hub->epoll_fd, EPOLL_CTL_DEL, ep_fd, NULL);
-	(void) rpma_ep_shutdown(&c->ep);
-	struct epoll_event eev = {.events = EPOLLIN, .data.u32 = c->k};
-	if ((ret = rpma_conn_get_cq(c->conn, &c->cq)) ||
-			(ret = rpma_conn_get_qp_num(c->conn, &c->qp_num)))
-		return rpmafio_fail(job, EIO, "the connection of client %u: %s", c->k + 1,
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if (epoll_ctl(s->hub->epoll_fd, EPOLL_CTL_ADD, c->ev_fd, &eev))
-		return rpmafio_fail(job, errno, "epoll_ctl: %s", strerror(errno));
-	rpmafio_keepalive_init(&c->ka, job->o->keepalive,
-		rpmafio_keepalive_give_up(job->o->keepalive), rpmafio_now_ms());
-	c->state = RPMAFIO_HUB_SERVING;
-	set_pace(s);
-	rpmafio_debug(job, "client %u of %u connected from %s on port %s", c->k + 1, s->hub->n,
-		c->addr, c->port);
-	return 0;
-}
-
-/* a request came on c's port: take it, and accept it when it is admitted */
-static int take_request(struct rpmafio_server *s, struct rpmafio_hub_client *c)
-{
-	struct rpma_conn_cfg *cfg = s->hub->cfg;
-	struct rpmafio_job *job = &s->job;
-	struct rpma_conn_req *req = NULL;
-	struct sockaddr_storage addr;
-	char buf[128];
-	int ret;
-
-	if ((ret = rpma_ep_next_conn_req(c->ep, cfg, &req)))
-		return rpmafio_server_request_lost(s, ret) == RPMAFIO_LISTEN_ON ? 0 : -1;
-	s->requests_lost = 0;
-	if (!rpmafio_server_admits(s, req)) {
-		(void) rpma_conn_req_delete(&req); /* rejects it */
-		return 0;
-	}
-	if (rpma_conn_req_get_peer_addr(req, &addr) == 0)
-		rpmafio_addr_str(&addr, c->addr, sizeof(c->addr));
-	struct rpma_conn_private_data pdata = {c->ws_bytes, RPMAFIO_WS_SIZE};
-	if ((ret = rpma_conn_req_connect(&req, &pdata, &c->conn)))
-		return rpmafio_fail(job, ECONNABORTED, "cannot accept the connection of client %u "
-			"(%s, port %s): %s", c->k + 1, c->addr, c->port,
-			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	return established(s, c);
-}
-
 int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 		struct rpma_srq *srq)
 {
 	struct rpmafio_job *job = &s->job;
 	struct rpmafio_hub *h = s->hub;
 	char buf[128];
-	int ret, fd;
+	int ret;
 
 	if ((ret = rpmafio_queues_cfg(q, &h->cfg)) || (ret = rpma_conn_cfg_set_srq(h->cfg, srq)))
 		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s", job->iodepth,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	for (unsigned k = 0; k < h->n; k++) {
-		struct epoll_event eev = {.events = EPOLLIN, .data.u32 = HUB_EP_TAG | k};
-		if ((ret = rpma_ep_get_fd(h->clients[k].ep, &fd)))
-			return rpmafio_fail(job, EIO, "rpma_ep_get_fd: %s",
-				rpmafio_rpma_err(ret, buf, sizeof(buf)));
-		if (epoll_ctl(h->epoll_fd, EPOLL_CTL_ADD, fd, &eev))
-			return rpmafio_fail(job, errno, "epoll_ctl: %s", strerror(errno));
-	}
+	for (unsigned k = 0; k < h->n; k++)
+		if (hub_door_open(s, &h->clients[k]))
+			return -1;
 	return 0;
 }
 
-struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_hub *h, const struct ibv_wc *wc)
+struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_server *s, const struct ibv_wc *wc)
 {
+	struct rpmafio_hub *h = s->hub;
+
 	for (unsigned k = 0; k < h->n; k++) {
 		struct rpmafio_hub_client *c = &h->clients[k];
-		if (c->conn && c->qp_num == wc->qp_num) {
-			rpmafio_keepalive_heard(&c->ka);
-			return c;
+		if (c->conn == NULL || c->qp_num != wc->qp_num)
+			continue;
+		/* it sent: its connection is up, whether its ESTABLISHED has come or not */
+		if (c->state == RPMAFIO_HUB_CONNECTING) {
+			if (hub_door_in(s, c) != HUB_DOOR_IN)
+				return NULL;
+			set_pace(s);
 		}
+		rpmafio_keepalive_heard(&c->ka);
+		return c;
 	}
 	return NULL;
 }
@@ -364,6 +300,24 @@ static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int
 	return all_gone(h);
 }
 
+/*
+ * a client at the door (a request on its port, or an event of its handshake):
+ * accepted, then in (served from now on), or refused or dropped (the port waits on)
+ */
+static enum hub_door_step door(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		bool request)
+{
+	enum hub_door_step r = HUB_DOOR_WAIT;
+
+	if (request && c->state == RPMAFIO_HUB_WAITING)
+		r = hub_door_request(s, c);
+	else if (!request && c->state == RPMAFIO_HUB_CONNECTING)
+		r = hub_door_event(s, c);
+	if (r == HUB_DOOR_IN)
+		set_pace(s);
+	return r;
+}
+
 /* the clients' connection events, through the epoll set */
 static enum rpmafio_poll_step serving_events(void *arg)
 {
@@ -375,16 +329,17 @@ static enum rpmafio_poll_step serving_events(void *arg)
 
 	int m = epoll_wait(h->epoll_fd, ev, RPMAFIO_CLIENTS_PER_JOB_MAX, 0);
 	for (int i = 0; i < m; i++) {
-		const uint32_t k = ev[i].data.u32 & ~HUB_EP_TAG;
+		const uint32_t k = ev[i].data.u32 & ~HUB_DOOR_TAG;
 		if (k >= h->n)
 			continue;
 		struct rpmafio_hub_client *c = &h->clients[k];
-		if (ev[i].data.u32 & HUB_EP_TAG) {
-			/* a client at the door: in, unless it is not admitted (the port waits on) */
-			if (c->state == RPMAFIO_HUB_WAITING && take_request(sv->s, c))
+		if (ev[i].data.u32 & HUB_DOOR_TAG || c->state == RPMAFIO_HUB_CONNECTING) {
+			if (door(sv->s, c, ev[i].data.u32 & HUB_DOOR_TAG) == HUB_DOOR_FAILED)
 				return RPMAFIO_POLL_FAILED;
 			continue;
 		}
+		if (c->conn == NULL) /* (dropped earlier in this batch) */
+			continue;
 		int ret = rpma_conn_next_event(c->conn, &cev);
 		if (ret) {
 			rpmafio_fail(&sv->s->job, EIO, "client %u: rpma_conn_next_event: %s", c->k + 1,
@@ -450,6 +405,9 @@ static enum rpmafio_poll_step serving_idle(void *arg)
 		struct rpmafio_hub_client *c = &h->clients[k];
 		if (c->state == RPMAFIO_HUB_SERVING) {
 			keepalive(s, c, now);
+		} else if (c->state == RPMAFIO_HUB_CONNECTING) {
+			if (hub_door_tick(s, c, now) == HUB_DOOR_FAILED)
+				return RPMAFIO_POLL_FAILED;
 		} else if (c->state == RPMAFIO_HUB_DONE &&
 				now - c->done_ms >= s->job.o->connect_timeout) {
 			rpmafio_note(&s->job, "client %u (%s) sent its last message but did not "

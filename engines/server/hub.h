@@ -18,8 +18,12 @@
  *                              those connected, until every one has come and gone
  *
  * Clients are accepted while the others are served (a client that starts
- * late holds no one up; the handshake itself, milliseconds, is waited for
- * in the loop). The receives of every client complete on one CQ (the shared receive
+ * late holds no one up), and their handshakes end in the loop too (hub_door.c):
+ * an accepted client is connecting until its ESTABLISHED (or its first message)
+ * comes; one whose handshake fails, or is not done within connect_timeout (a
+ * client killed in it, or one that never finishes it), is named in a note and
+ * dropped, its port listening on for the next request: the job goes on, and
+ * no one else waits for it. The receives of every client complete on one CQ (the shared receive
  * queue's, the loop's CQ); each client's sends and keepalive probes on its
  * own, reaped after every batch of receives and when idle. The clients'
  * connection events wake the loop through one epoll set. A client that breaks
@@ -34,45 +38,10 @@
 
 #include <librpma.h>
 
-#include "common/access.h"
 #include "common/poll.h"
 #include "common/queues.h"
-#include "keepalive.h"
+#include "hub_client.h"
 #include "server.h"
-
-enum rpmafio_hub_client_state {
-	RPMAFIO_HUB_WAITING,	/* not connected yet */
-	RPMAFIO_HUB_SERVING,
-	RPMAFIO_HUB_DONE,	/* said it is done: its disconnection is next */
-	RPMAFIO_HUB_GONE,	/* disconnected, lost or cut off */
-};
-
-struct rpmafio_hub_client {
-	unsigned k;		/* 0-based within the job */
-	char port[8];
-	char addr[RPMAFIO_ADDR_STR_LEN]; /* where it connected from */
-	struct rpma_ep *ep;	/* until it connected */
-	struct rpma_conn *conn;
-	struct rpma_cq *cq;	/* its sends and probes */
-	uint32_t qp_num;
-	int ev_fd;
-	struct rpma_mr_local *mr; /* its bytes of the job's memory */
-	char *base;		/* ... mapped here, hub->part of them */
-	uint8_t ws_bytes[RPMAFIO_WS_SIZE];
-	enum rpmafio_hub_client_state state;
-	uint64_t done_ms;	/* when it said it is done */
-	struct rpmafio_keepalive ka;
-	uint64_t served, bytes;	/* the method's count of its requests */
-};
-
-struct rpmafio_hub {
-	unsigned n;
-	size_t part;		/* bytes of each client */
-	unsigned gone;		/* clients in RPMAFIO_HUB_GONE */
-	int epoll_fd;		/* the clients' ports and connections */
-	struct rpma_conn_cfg *cfg; /* of the clients' connections */
-	struct rpmafio_hub_client *clients;
-};
 
 /* What a serving method does with completions (each returns a poll step). */
 struct rpmafio_hub_ops {
@@ -106,8 +75,9 @@ int rpmafio_hub_listen(struct rpmafio_server *s);
  * Ready the hub to take its clients' connection requests from the serve loop,
  * each with queue sizes q and the shared receive queue srq: allow_clients= and
  * the secret admit them as for one client; a refused one is named and its port
- * waits on; an admitted one is accepted with its workspace and must be
- * established within connect_timeout (or the job fails).
+ * waits on; an admitted one is accepted with its workspace, and its handshake
+ * ends in the loop (it must be established within connect_timeout, or it is
+ * dropped and its port waits on: the job goes on).
  */
 int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 	struct rpma_srq *srq);
@@ -115,8 +85,10 @@ int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 /*
  * The client a completion of the shared receive CQ came from (by its queue
  * pair's number), which is thereby heard from (its keepalive waits), or NULL.
+ * A connecting client that sent is connected (its ESTABLISHED may come later):
+ * it is served from now on (or, when its queues cannot be had, dropped: NULL).
  */
-struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_hub *h, const struct ibv_wc *wc);
+struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_server *s, const struct ibv_wc *wc);
 
 /* The client said it is done: its disconnection is awaited (up to connect_timeout). */
 void rpmafio_hub_client_done(struct rpmafio_hub_client *c);
