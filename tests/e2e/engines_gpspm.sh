@@ -17,7 +17,9 @@
 #   - one server job serving four clients from one thread (clients_per_job=4,
 #     sleeping and busy): each client's bytes in its own part of the server's
 #     memory; a fio client served to its end before the second client comes,
-#     then that one, hostile, cut off (the server waiting adaptively);
+#     then that one, hostile, cut off (the server waiting adaptively); a
+#     client that never finishes its handshake (stalled, or killed in it)
+#     dropped while the others are served, its port served next;
 #   - batched random writes on device DAX: the server persists exactly the
 #     bytes written (its count equals fio's and the client's), fio's verify passing;
 #   - a server taking fewer requests than the client may send; a GPSPM client
@@ -36,6 +38,7 @@ METHOD=gpspm
 # (E2E_GPSPM_ENGINE: another build of the engine, e.g. a control run of an older one)
 ENGINE=${E2E_GPSPM_ENGINE:-build/librpma_$METHOD.so}
 HOSTILE=build/tests/tools/gpspm-hostile
+HANDSHAKE_HOSTILE=build/tests/tools/handshake-hostile
 DAX=${RPMA_TEST_DEVDAX:-}
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
 E2E_PORT=7700
@@ -357,6 +360,77 @@ gp_hub_hostile() {
 	return 0
 }
 
+# gp_hub_verify_client PORT LOG: a fio client (jobs/randwrite.fio, 8 MiB written with
+# crc32c checksums, then read back and checked) on PORT; its exit status
+gp_hub_verify_client() {
+	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$1" TIME_BASED=0 RUNTIME=0 \
+		fio --ioengine=external:"$ENGINE" --size=8m --verify=crc32c --do_verify=1 \
+		--verify_fatal=1 --verify_state_save=0 --output-format=json \
+		--output="$E2E_DIR/$2.json" jobs/randwrite.fio >"$E2E_DIR/$2.log" 2>&1
+}
+
+# gp_hub_handshake NAME: a server job for two clients from one thread
+# (CONNECT_TIMEOUT=3000); build/tests/tools/handshake-hostile asks to connect on the
+# second port and never finishes the handshake (stall: it holds the half-made
+# connection; killed: it is killed with SIGKILL once the server has replied). While
+# it hangs there a fio client is served on the first port (writing and verifying);
+# the server names the hostile connection and drops it (stall: after connect_timeout;
+# killed: on its rejection, or after connect_timeout), its port listening on; then a
+# second fio client is served on that port. Both fio clients pass with no error, the
+# server serves both and exits 0 (a dropped handshake is a note, not a failure) with
+# nothing logged as an error.
+gp_hub_handshake() {
+	local name=gpspm-hub-handshake-$1 how=$1 status=0 rc1=0 rc2=0 src=0 hpid
+	gp_want "$name" || return 0
+	gp_new_test "$name"
+	local p2=$((E2E_PORT + 1)) why='its handshake not done within connect_timeout=3000 ms'
+	# (killed: its kernel may reject the connection, or say nothing: then the timeout)
+	[ "$how" = stall ] || why="$why|Connection (rejected|lost|closed)"
+	if gp_start_server 'CLIENTS_PER_JOB=2 SERVER_SIZE=16m CONNECT_TIMEOUT=3000'; then
+		timeout "$E2E_STEP_TIMEOUT" "$HANDSHAKE_HOSTILE" "$A" "$p2" stall \
+			>"$E2E_DIR/client-hostile.log" 2>&1 &
+		hpid=$!
+		if ! e2e_wait_line "$E2E_DIR/client-hostile.log" 'the server replied' 20 "$hpid"; then
+			echo "  the server did not reply to the hostile request within 20 s" >>"$E2E_DIR/why"
+			status=1
+		fi
+		[ "$how" = stall ] || kill -KILL "$hpid" 2>/dev/null
+		# served while the hostile handshake hangs (or was just killed)
+		gp_hub_verify_client "$E2E_PORT" client1 || rc1=$?
+		e2e_wait_line "$E2E_DIR/server.log" "dropped the connection of client 2 " 20 "$GP_SPID" ||
+			echo "  the server did not drop the hostile connection within 20 s" >>"$E2E_DIR/why"
+		kill -KILL "$hpid" 2>/dev/null
+		wait "$hpid" 2>/dev/null
+		# a well-behaved client on the port the hostile one had
+		gp_hub_verify_client "$p2" client2 || rc2=$?
+		wait "$GP_SPID" || src=$?
+		[ "$rc1" -eq 0 ] || { echo "  the first fio client exited with $rc1" >>"$E2E_DIR/why"; status=1; }
+		[ "$rc2" -eq 0 ] || { echo "  the second fio client exited with $rc2" >>"$E2E_DIR/why"; status=1; }
+		[ "$src" -eq 0 ] || { echo "  the server exited with $src, expected 0" >>"$E2E_DIR/why"; status=1; }
+		local k
+		for k in 1 2; do
+			jq -e '.jobs[0].error == 0 and .jobs[0].write.io_bytes == 8388608 and .jobs[0].read.io_bytes == 8388608' \
+				"$E2E_DIR/client$k.json" >/dev/null 2>&1 ||
+				{ echo "  fio client $k did not write and verify its 8 MiB without an error" >>"$E2E_DIR/why"; status=1; }
+		done
+		grep -Eq "dropped the connection of client 2 \([^)]*, port $p2\) before it was established \(($why)\): its port listens on" \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not name and drop the hostile connection (/$why/)" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq 'served [1-9][0-9]* flush requests from 2 clients on one thread \(each: [1-9][0-9]*, [1-9][0-9]*;' \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the server did not serve both fio clients" >>"$E2E_DIR/why"; status=1; }
+		if grep -q 'ERROR' "$E2E_DIR/client1.log" "$E2E_DIR/client2.log" "$E2E_DIR/server.log"; then
+			echo "  an error was logged" >>"$E2E_DIR/why"
+			status=1
+		fi
+	else
+		status=1
+	fi
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
 # gp_client_fails NAME REASON_REGEX 'SERVER_VARS' 'CLIENT_VARS' CLIENT_ARGS...
 # The client must fail by itself with REASON_REGEX; the server (GPSPM, or APM
 # with SERVER_JOB=apm) must end cleanly once the client has gone.
@@ -558,6 +632,8 @@ gp_sigint_busy() {
 gp_hub sleeping 'SERVER_BUSY_WAIT=0'
 gp_hub busy 'SERVER_BUSY_WAIT=1'
 gp_hub_hostile beyond valid beyond
+gp_hub_handshake stall
+gp_hub_handshake killed
 
 # --- mismatched peers ---
 gp_client_fails server-depth-too-small \
