@@ -18,9 +18,10 @@ PEER_FIO := $(PEER_DIR)/fio
 # a point until the IOPS verdict is decided within 5% (6: the fewest whose interval covers
 # 95%, docs/matrix.md); instructions at the 4 KiB sync points (their target; batched ones
 # are far under it)
+# (on DRAM: the peer's APM client refuses persistent memory unless direct write is declared)
 BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --bw-bs 64k \
 	--bw-qd 8 --qd 8,32 --repeats 6 --max-repeats 12 --margin 5 --runtime 2 --ramp 1 \
-	--mem-size 16m --instructions=sync
+	--mem malloc --mem-size 16m --instructions=sync
 # (once: a recursive variable would call date at each use, a second apart)
 ifndef BENCH_DIR
 BENCH_DIR := $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)

@@ -164,7 +164,9 @@ run_in_vm() {
 		OUT=$stage
 	fi
 	[ -z "$VM_KERNEL" ] || vm_args+=(--kernel "$VM_KERNEL")
-	[ "$VM_PMEM" = 0 ] || vm_args+=(--pmem)
+	# (--pmem inside too: there an RDMA device is, and the default would be DRAM)
+	local pmem_arg=()
+	[ "$VM_PMEM" = 0 ] || { vm_args+=(--pmem); pmem_arg=(--pmem); }
 	# (Soft-iWARP counts registrations against the locked-memory limit, also root's)
 	[ "$VM_TRANSPORT" != iwarp ] || vm_args+=(--transport iwarp --env RPMA_FIO_MEMLOCK=unlimited)
 	mkdir -p "$OUT" "$dest"
@@ -176,7 +178,7 @@ run_in_vm() {
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
 	# (our --out last: it wins over the one the user gave)
 	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- env RPMA_FIO_RDMA_CORE="$RDMA_CORE_PREFIX" \
-		"$ROOT/scripts/run_matrix.sh" "${ORIG_ARGS[@]}" --in-vm --out "$OUT" || status=$?
+		"$ROOT/scripts/run_matrix.sh" "${ORIG_ARGS[@]}" "${pmem_arg[@]}" --in-vm --out "$OUT" || status=$?
 	trap - INT TERM
 	if [ ! -e "$OUT/status" ]; then
 		if [ "$status" -eq 0 ]; then

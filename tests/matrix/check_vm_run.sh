@@ -3,12 +3,14 @@
 #
 # tests/matrix/check_vm_run.sh -- make test-matrix-vm: the matrix pipeline end to end in
 # the Soft-RoCE VM, on a plan of a few points (the figures are make bench's job; this
-# proves the pipeline): ours and the peer (--impl ours,peer) into build/matrix-ci --
+# proves the pipeline): ours and the peer (--impl ours,peer; on DRAM: the peer's APM
+# client refuses PMem without direct write) into build/matrix-ci --
 # every point measured and reported, per-I/O costs for every fio point, the exact costs
 # of a 4 KiB APM sync write (ours and the peer's) and of the same write with no_flush=1
 # (the flush's read request and response gone), the charts, the report rendered; then
 # instructions per I/O (--instructions=sync, callgrind) of ours at a 4 KiB GPSPM sync
-# write with a sleeping server, client and server side (the peer's: make bench), into a
+# write with a sleeping server, client and server side (the peer's: make bench), on the
+# VM's device DAX (the default without --mem: the main job's memory), into a
 # result folder outside the project (the VM writes only there: the runner stages it);
 # in the same run gpspm-hub at 2 client jobs: one server job serving both.
 set -euo pipefail
@@ -32,7 +34,7 @@ status=0
 PLAN=(--quick --lat-bs 4k --bw-bs 4k --bw-qd 8 --qd 8 --read-bs 4k --mem-size 16m)
 # (one pair a point: the pipeline, not a verdict; tests/matrix/test_schedule.sh has the pairs)
 scripts/run_matrix.sh "${PLAN[@]}" --impl ours,peer --max-repeats 1 --methods apm,gpspm-busy,noflush,raw \
-	--out "$OUT" || status=$?
+	--mem malloc --out "$OUT" || status=$?
 echo "the matrix took $(($(date +%s) - start)) s"
 [ "$status" -eq 0 ] || fail "run_matrix.sh --impl ours,peer exited with $status"
 grep -qx complete "$OUT/status" 2>/dev/null || fail "status is '$(cat "$OUT/status" 2>/dev/null)', not complete"
@@ -171,6 +173,12 @@ fi
 ! ls -d "$ROOT"/build/matrix/.staging-* >/dev/null 2>&1 ||
 	fail "a staging folder was left in build/matrix/"
 OUT=$INSTR
+# no --mem: the VM's device DAX by default, said in the findings and the options; the
+# command shown is the one given (not the runner's own re-run in the VM)
+grep -q "^- The server's memory was device DAX (\`/dev/dax0.0\`): GPSPM's server flushed" "$OUT/report.md" ||
+	fail "the findings do not say the server's memory was the VM's device DAX"
+jq -e '.server_mem == "/dev/dax0.0" and (.command | test("--in-vm") | not)' "$OUT/options.json" >/dev/null ||
+	fail "options.json: server_mem '$(jq -r .server_mem "$OUT/options.json")', command '$(jq -r .command "$OUT/options.json")'"
 instr=0
 while IFS=$'\t' read -r id impl method _ rw bs _ sync _; do
 	{ [ "$bs" = 4096 ] && [ "$sync" = 1 ]; } || continue

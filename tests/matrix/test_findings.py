@@ -98,6 +98,8 @@ class Sentences(unittest.TestCase):
         self.assertIn("Soft-RoCE in a VM (accelerator tcg)", md)
         self.assertIn("Not measured: APM with the RNIC's own FLUSH", md)
         self.assertNotIn("DRAM", md)
+        self.assertIn("The server's memory was device DAX (`/dev/dax0.0`): GPSPM's server flushed", md)
+        self.assertIn("the VM's emulated NVDIMM", md)
         rows = plan_rows() + [row("apm-native", "write", 4096, 1, 1, 800.0)]
         add_ratios(rows)
         md, _ = text(rows, {}, {"server_mem": "malloc"})

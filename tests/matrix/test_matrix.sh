@@ -92,7 +92,7 @@ cli_fails_with() {
 
 dry_run_pairs() {
 	local out
-	out=$("$ROOT/scripts/run_matrix.sh" --impl ours,peer --methods apm --lat-bs 4k --bw-bs none \
+	out=$("$ROOT/scripts/run_matrix.sh" --impl ours,peer --mem malloc --methods apm --lat-bs 4k --bw-bs none \
 		--read-bs none --qd 8 --rw write --repeats 5 --max-repeats 12 --dry-run)
 	grep -q '^2 points ours vs the peer: 5 to 12 pairs until decided (--margin 5%): at most ' <<<"$out" ||
 		{ echo "$out"; return 1; }
@@ -105,6 +105,20 @@ dry_run_counts() {
 	out=$("$ROOT/scripts/run_matrix.sh" --dry-run --methods apm --rw write --lat-bs 4k,64k \
 		--bw-bs 64k --qd 1 --repeats 2)
 	grep -q '^4 points x 2 runs' <<<"$out" || { echo "$out"; return 1; }
+}
+
+# the server's memory: in the VM (no RDMA device on this host) its device DAX unless
+# --mem says otherwise; with --server the DRAM default
+dry_run_memory() {
+	local out
+	[ -z "$(compgen -G '/sys/class/infiniband/*')" ] || { echo "an RDMA device here: not the VM's default"; return 1; }
+	out=$("$ROOT/scripts/run_matrix.sh" --quick --dry-run)
+	grep -qx "the server's memory: /dev/dax0.0, the VM's emulated NVDIMM (--mem malloc: DRAM)" <<<"$out" ||
+		{ echo "$out" | tail -3; return 1; }
+	out=$("$ROOT/scripts/run_matrix.sh" --quick --dry-run --mem malloc)
+	grep -qx "the server's memory: DRAM (malloc)" <<<"$out" || { echo "$out" | tail -3; return 1; }
+	out=$("$ROOT/scripts/run_matrix.sh" --quick --dry-run --server localhost)
+	grep -qx "the server's memory: DRAM (malloc)" <<<"$out" || { echo "$out" | tail -3; return 1; }
 }
 
 # ---- the sweep job files (jobs/sweep*.fio) and run_matrix.sh report ----
@@ -330,6 +344,7 @@ main() {
 		"$HERE/test_resume.sh"
 	check "CLI: --dry-run gives the pairs' range" dry_run_pairs
 	check "CLI: --dry-run counts the plan" dry_run_counts
+	check "CLI: the server's memory, device DAX in the VM by default" dry_run_memory
 	sweep_checks
 	cp -r "$HERE/fixtures/clients" "$WORK/"
 	check "clients: build (fio's client/server JSON)" python3 "$MATRIX" build "$WORK/clients"

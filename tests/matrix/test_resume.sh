@@ -29,7 +29,7 @@ set -euo pipefail
 
 A=$WORK/a B="$WORK/run b"
 # shellcheck disable=SC2054 # (commas in values: lists of the runner's options)
-ARGS=(--methods apm,raw --impl ours,peer --rw write --lat-bs 4k --bw-bs none --read-bs none
+ARGS=(--methods apm,raw --impl ours,peer --mem malloc --rw write --lat-bs 4k --bw-bs none --read-bs none
 	--qd 8 --repeats 4 --max-repeats 6 --settle 0 --runtime 1 --ramp 0 --instructions=sync --port 7500)
 # set per runner: its phase (written into each run's files), the log of its runs, the run
 # to cut short (a file name's stem) and how (INT: through the runner's trap; KILL: none)

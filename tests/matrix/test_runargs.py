@@ -13,6 +13,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 from benchrun import MATRIX
 
@@ -35,7 +36,7 @@ class Settings(unittest.TestCase):
         self.assertEqual((s.repeats, s.runtime, s.settle, s.max_repeats), ("3", "10", "0", "5"))
 
     def test_plan_args_in_order_as_the_plan_names_them(self):
-        s = settings("--rw", "write", "--impl", "ours,peer", "--mix", "--qd", "1,8")
+        s = settings("--rw", "write", "--impl", "ours,peer", "--mix", "--qd", "1,8", "--mem", "malloc")
         self.assertEqual(s.plan_args, ["--rws", "write", "--impls", "ours,peer", "--mix", "--qd", "1,8"])
         self.assertEqual(s.impls, "ours,peer")
         self.assertEqual({pt["impl"] for pt in s.plan}, {"ours", "peer"})
@@ -92,8 +93,31 @@ class Shell(unittest.TestCase):
         self.assertEqual(list(doc)[:3], ["preset", "repeats", "settle_pct"])
         self.assertEqual((doc["server_host"], doc["server_ip"], doc["client_hosts"], doc["costs"]),
                          ("h", "h", "c1", "0"))
-        self.assertEqual(doc["command"], "run_matrix.sh --quick --in-vm --out /x")
+        self.assertEqual(doc["command"], "run_matrix.sh --quick")
         self.assertEqual(doc["args"], ["--quick"])
+
+
+class Memory(unittest.TestCase):
+    def test_the_vms_device_dax_unless_told(self):
+        # (as on a host without an RDMA device, whatever this one has)
+        with unittest.mock.patch.object(runargs, "has_rdma_device", lambda: False):
+            s = settings("--quick")
+        self.assertEqual((s.server_mem, s.vm_pmem), ("/dev/dax0.0", "1"))
+        s = settings("--quick", "--mem", "malloc")
+        self.assertEqual((s.server_mem, s.vm_pmem), ("malloc", "0"))
+        s = settings("--quick", "--server", "h")
+        self.assertEqual((s.server_mem, s.vm_pmem), ("malloc", "0"))
+        with unittest.mock.patch.object(runargs, "has_rdma_device", lambda: True):
+            s = settings("--quick")
+        self.assertEqual((s.server_mem, s.vm_pmem), ("malloc", "0"))
+
+    def test_the_peers_apm_refused_on_pmem_without_direct_write(self):
+        with self.assertRaises(SystemExit):
+            settings("--quick", "--impl", "ours,peer", "--pmem")
+        s = settings("--quick", "--impl", "ours,peer", "--pmem", "--direct-write")
+        self.assertEqual(s.server_mem, "/dev/dax0.0")
+        s = settings("--quick", "--impl", "ours,peer", "--pmem", "--methods", "gpspm-busy")
+        self.assertEqual({pt["method"] for pt in s.plan}, {"gpspm-busy"})
 
 
 class DryRun(unittest.TestCase):

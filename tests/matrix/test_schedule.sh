@@ -49,7 +49,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 # the runner's settings as its command line gives them (parse_args: runargs.py)
 POINTS=(--methods apm --lat-bs 4k --bw-bs none --read-bs none --qd 8 --rw write --runtime 2 --ramp 1 --no-costs)
-parse_args "${POINTS[@]}" --impl ours,peer --repeats 3 --max-repeats 7 --margin 5 --out "$WORK/out"
+parse_args "${POINTS[@]}" --impl ours,peer --mem malloc --repeats 3 --max-repeats 7 --margin 5 --out "$WORK/out"
 measure 2>"$WORK/progress.log"
 
 failed=0

@@ -2,7 +2,7 @@
 """run_matrix.sh --dry-run: the plan as a table, and how long it takes at most: runs x
 (runtime + ramp + start-up), the cost runs, the pairs beyond --repeats."""
 from .common import PLAN_COLUMNS
-from .runargs import has_rdma_device
+from .runargs import has_rdma_device, mem_words
 
 # seconds each run costs besides its runtime + ramp (process start-up, connection)
 OVERHEAD_HW = 1
@@ -38,6 +38,7 @@ def dry_run(s):
     print()
     print(f"{n} points x {repeats} runs{settle}, {s.runtime}s + {s.ramp}s ramp each "
           f"(+~{overhead}s start-up), {costs} cost runs: {minutes(secs)}")
+    print(f"the server's memory: {mem_words(s)}")
     paired = sum(pt["impl"] == "peer" for pt in s.plan)
     if paired and max_repeats > repeats:
         secs += 2 * paired * (max_repeats - repeats) * run_secs

@@ -198,6 +198,21 @@ def clients_lines(rows):
             "runs, by client jobs): " + "; ".join(parts) + "."]
 
 
+def memory_line(mem, in_vm):
+    """What the server's memory was, and what that means for GPSPM's figures."""
+    if mem == "malloc":
+        return ("- The server's memory was DRAM (`malloc`): GPSPM's server had nothing to flush, "
+                "so its figures are its messaging alone; on PMem it adds the cache-line flushes.")
+    kind = "device DAX" if mem.startswith("/dev/dax") else "a file on fsdax"
+    line = (f"- The server's memory was {kind} (`{mem}`): GPSPM's server flushed the written "
+            "cache lines with its CPU, so its figures include persisting (bytes persisted per byte "
+            "written: the cost table).")
+    if in_vm:
+        line += (" Here it is the VM's emulated NVDIMM, whose media is a file on the host: the "
+                 "flushes cost what they cost the guest's CPU, not what a module's media costs.")
+    return line
+
+
 def settings_lines(rows, env, options):
     """What the settings measured mean for the figures and for durability."""
     lines = []
@@ -214,10 +229,8 @@ def settings_lines(rows, env, options):
     if "apm-native" not in methods:
         lines.append("- Not measured: APM with the RNIC's own FLUSH (`--native`, a device that executes "
                      "RDMA FLUSH), which makes the flush persistent by the RNIC without DDIO off.")
-    if options.get("server_mem", "malloc") == "malloc":
-        lines.append("- The server's memory was DRAM (`malloc`): GPSPM's server had nothing to flush, "
-                     "so its figures are its messaging alone; on PMem it adds the cache-line flushes.")
     vm = str(env.get("in Soft-RoCE VM", "no"))
+    lines.append(memory_line(options.get("server_mem", "malloc"), vm.startswith("yes")))
     if vm.startswith("yes"):
         lines.append(f"- Measured on Soft-RoCE in a VM ({vm[len('yes, '):] or 'accelerator unknown'}): "
                      "the RNIC is software, so the figures show the methods' shape, not a platform's "

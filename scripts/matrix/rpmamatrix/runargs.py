@@ -33,7 +33,7 @@ FLAGS = {"--quick": ("preset", "quick"), "--full": ("preset", "full"),
 PLAN_FLAGS = ("--mix", "--native")
 DEFAULTS = dict(preset="default", repeats="", runtime="", ramp="", max_repeats="", margin="5",
                 settle="", out="", server_ip="", ssh_host="", clients_arg="", rdma_dev="",
-                server_mem="malloc", server_size="64m", direct_write="0", port_base="7400",
+                server_mem="", server_size="64m", direct_write="0", port_base="7400",
                 dry_run="0", in_vm="0", vm_pmem="0", vm_kernel="", vm_transport="", resume="0",
                 native="0", mix="0", impls="ours", costs="1", instructions="0", help="0")
 # a host name or address, never an option for ssh ('-o...')
@@ -151,6 +151,35 @@ def inside(root, path):
     return (os.path.realpath(path) + "/").startswith(os.path.realpath(root) + "/")
 
 
+def choose_mem(s):
+    """Without --mem the server's memory is persistent where there is some to be had: in
+    the VM its emulated device DAX (as --pmem), elsewhere DRAM (a host's PMem has no name
+    the runner could guess). --mem malloc asks for DRAM in the VM too."""
+    if s.vm_pmem == "1":
+        s.server_mem = "/dev/dax0.0"
+    elif not s.server_mem:
+        vm = s.in_vm == "0" and not s.ssh_host and not has_rdma_device()
+        s.vm_pmem, s.server_mem = ("1", "/dev/dax0.0") if vm else ("0", "malloc")
+
+
+def check_peer_apm_mem(s):
+    """The peer's APM client refuses persistent memory whose server does not declare
+    direct write to PMem (its flush would not be durable): said before anything runs."""
+    if "peer" not in s.impls.split(",") or s.server_mem == "malloc" or s.direct_write == "1":
+        return
+    must(not any(pt["impl"] == "peer" and pt["method"] == "apm" for pt in s.plan),
+         f"--impl peer: the peer's APM client refuses persistent memory ({s.server_mem}) unless "
+         "the server declares direct write: add --direct-write (DDIO off or eADR), or --mem malloc")
+
+
+def mem_words(s):
+    """The server's memory in words (the dry run's last line)."""
+    if s.server_mem == "malloc":
+        return "DRAM (malloc)"
+    vm = ", the VM's emulated NVDIMM (--mem malloc: DRAM)" if s.vm_pmem == "1" else ""
+    return s.server_mem + vm
+
+
 def check_local_mem(s, root):
     """--mem PATH where the server runs here or in the VM (a --server's the runner checks
     there): the engine opens it, it never creates it."""
@@ -245,8 +274,7 @@ def parse(argv, root):
         return s
     check_values(s)
     check_runs(s)
-    if s.vm_pmem == "1":
-        s.server_mem = "/dev/dax0.0"
+    choose_mem(s)
     check_local_mem(s, root)
     if s.clients_arg:
         check_clients(s)
@@ -256,6 +284,7 @@ def parse(argv, root):
              "--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12")
         s.vm_kernel = "6.12"
     s.plan = checked_plan(plan_options(s))
+    check_peer_apm_mem(s)
     if s.in_vm == "1":
         s.server_ip = os.environ.get("RPMA_TEST_ADDR") or die(
             "RPMA_TEST_ADDR: not inside the Soft-RoCE VM")

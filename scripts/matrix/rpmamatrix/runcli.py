@@ -80,7 +80,7 @@ def options_json(s, prog, argv):
                   margin_pct=s.margin, plan_args=" ".join(s.plan_args),
                   perftest_iters=str(PERFTEST_ITERS), impls=s.impls, costs=s.costs,
                   client_hosts=" ".join(s.client_hosts) or "local",
-                  instructions=s.instructions, command=f"{prog} " + " ".join(argv),
+                  instructions=s.instructions, command=f"{prog} " + " ".join(user_args(argv)),
                   args=user_args(argv))
     return json.dumps(record, indent=1)
 
