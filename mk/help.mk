@@ -39,7 +39,8 @@ Test
   make test-install     make install and the packages installed in the VM, used, removed
   make test-interop / test-faults / test-native: the peer, fault injection, native FLUSH
 
-docs/architecture.md has the stage table; each mk/*.mk says what its targets do.
+The stages and budgets of make test: TEST_STAGES in the Makefile (make test ends with
+them as a table); docs/architecture.md maps the tests; each mk/*.mk says what its targets do.
 endef
 export HELP_TEXT
 
