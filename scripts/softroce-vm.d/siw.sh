@@ -31,6 +31,21 @@ package_deps() { # PACKAGE VERSION PREFIX
 		}'
 }
 
+# The version of PACKAGE to download for kernel package version WANT: WANT itself
+# when the archive has it, else the newest of the same upstream release (6.1.192-2
+# -> 6.1.192-3): a security upload may rebuild linux-kbuild and linux-source under a
+# new Debian revision and drop the old ones while the kernel's ABI, and so its
+# image and headers, stay at the old one. Empty when there is neither.
+package_version() { # PACKAGE WANT
+	local versions
+	versions=$(apt-cache madison "$1" 2>/dev/null | awk -F'|' '{ gsub(/ /, "", $2); print $2 }')
+	if grep -qxF "$2" <<<"$versions"; then
+		echo "$2"
+	else
+		awk -v up="${2%-*}-" 'index($0, up) == 1' <<<"$versions" | sort -V | tail -n 1
+	fi
+}
+
 # Unpack the siw sources of linux-source-S.deb (in TMP) into TMP/siw.
 unpack_siw_source() { # TMP SERIES
 	local deb tarball=./usr/src/linux-source-$2.tar.xz
@@ -43,7 +58,7 @@ unpack_siw_source() { # TMP SERIES
 
 # Build siw.ko for cached kernel V (load_kernel_env done) and install it.
 build_siw() { # V
-	local v=$1 tmp series headers common kbuild hdir deb make_log
+	local v=$1 tmp series headers common kbuild kbuild_ver source_ver hdir deb make_log
 	need_tool make make
 	need_tool gcc-12 gcc-12
 	need_tool dpkg-deb dpkg
@@ -53,11 +68,17 @@ build_siw() { # V
 	kbuild=$(package_deps "$headers" "$PKGVER" linux-kbuild-) || true
 	[[ -n $common && -n $kbuild ]] ||
 		die "kernel $v: apt-cache knows no $headers=$PKGVER with its -common and kbuild packages (try: sudo apt-get update)"
-	note "kernel $v: building Soft-iWARP (siw) from linux-source-$series $PKGVER"
+	kbuild_ver=$(package_version "$kbuild" "$PKGVER")
+	source_ver=$(package_version "linux-source-$series" "$PKGVER")
+	[[ -n $kbuild_ver && -n $source_ver ]] ||
+		die "kernel $v: apt-cache knows no $kbuild or linux-source-$series of release ${PKGVER%-*} (try: sudo apt-get update)"
+	note "kernel $v: building Soft-iWARP (siw) from linux-source-$series $source_ver"
+	[[ $kbuild_ver == "$PKGVER" ]] ||
+		note "kernel $v: $kbuild $PKGVER is no longer in the archive: $kbuild_ver of the same release"
 	tmp=$(mktemp -d "$CACHE/.siw.XXXXXX")
 	# shellcheck disable=SC2064
 	trap "rm -rf '$tmp'" EXIT
-	apt_download "$tmp" "$headers=$PKGVER" "$common=$PKGVER" "$kbuild=$PKGVER" "linux-source-$series=$PKGVER"
+	apt_download "$tmp" "$headers=$PKGVER" "$common=$PKGVER" "$kbuild=$kbuild_ver" "linux-source-$series=$source_ver"
 	for deb in "$tmp/$headers"_*.deb "$tmp/$common"_*.deb "$tmp/$kbuild"_*.deb; do
 		dpkg -x "$deb" "$tmp/root"
 	done

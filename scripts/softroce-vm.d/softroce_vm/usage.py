@@ -57,7 +57,7 @@ Options:
                also build Soft-iWARP (siw.ko) for the kernel, as the first
                `run --transport iwarp` would: Debian does not build it; it is
                built from Debian's linux-source and linux-headers packages of
-               the kernel's exact version (unpacked into the cache, ~30 s)
+               the kernel's release (unpacked into the cache, ~30 s)
   --refresh    ask apt for the newest kernel package and fetch it if it
                differs from the cached one (needs an up-to-date apt index)
   -h, --help   show this help
