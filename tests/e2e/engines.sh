@@ -21,9 +21,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 
 # every run short; the engines' defaults for the other variables
 # GPSPM servers sleep on their completion channel unless a test asks otherwise:

@@ -31,9 +31,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 METHOD=gpspm
 # (E2E_GPSPM_ENGINE: another build of the engine, e.g. a control run of an older one)
 ENGINE=${E2E_GPSPM_ENGINE:-build/librpma_$METHOD.so}

@@ -4,9 +4,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 X=${E2E_EXAMPLES:-build/examples}
 # E2E_WRAPPER: a command every example runs under (tests/e2e/valgrind.sh sets it)
 read -ra RUN <<<"${E2E_WRAPPER:-}"

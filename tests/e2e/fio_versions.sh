@@ -21,9 +21,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # the system's fio is Debian's own (not build/fio-lean): the release beside the others
 E2E_FIO=system
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 E2E_PORT=7400
 METHODS=(apm gpspm)
 VERSIONS_FILE=build/fio-versions.txt

@@ -29,9 +29,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 TOOLS=build/tests/tools
 E2E_PORT=8100
 CONNECT_TIMEOUT_MS=3000

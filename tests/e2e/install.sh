@@ -22,7 +22,7 @@ cd "$(dirname "$0")/../.." || exit 1
 # Debian's own fio, as a user of the packages runs it (not build/fio-lean)
 E2E_FIO=system
 . tests/e2e/lib.sh
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
+e2e_in_vm
 [ "$(id -u)" = 0 ] || { echo "FAIL install: needs root (the VM's)"; exit 1; }
 ROOT=$PWD
 MODE=${1:-}

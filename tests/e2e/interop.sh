@@ -30,9 +30,7 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run --pmem -- ...)}"
-A=$RPMA_TEST_ADDR
+e2e_in_vm --pmem
 PEER_FIO=${PEER_FIO:-build/peer/fio}
 DAX=${RPMA_TEST_DEVDAX:-}
 E2E_PORT=7900

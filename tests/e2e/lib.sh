@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # tests/e2e/lib.sh -- helpers for end-to-end tests run inside the Soft-RoCE VM.
-# Sourced by the suites; needs RPMA_TEST_ADDR (the guest's rxe address). The e2e
-# suites' one library; the fault, multinode and native suites build on it too.
+# Sourced by the suites; they then say e2e_in_vm (RPMA_TEST_ADDR: the guest's rxe
+# address). The e2e suites' one library; the fault, multinode and native suites build
+# on it too.
 #
 # In the commands given to the runners below:
 #   @READY@  the file the server creates once it listens (put it in the server's command)
@@ -51,6 +52,22 @@ esac
 . scripts/lib/wait.sh
 e2e_wait_file() { wait_file "$@"; } # FILE SECONDS [PID]
 e2e_wait_line() { wait_line "$@"; } # FILE REGEX SECONDS [PID]
+
+# e2e_in_vm [RUN_OPTION...]: the suites' preamble. Inside the Soft-RoCE VM (scripts/
+# softroce-vm sets RPMA_TEST_ADDR, the guest's rxe address) it sets A to that address;
+# elsewhere it says how to run the suite (RUN_OPTIONs: the options of softroce-vm run
+# it needs, e.g. --pmem) and exits 1.
+# shellcheck disable=SC2120 # (most suites need no RUN_OPTION)
+e2e_in_vm() {
+	local options="$*"
+	if [ -z "${RPMA_TEST_ADDR:-}" ]; then
+		echo "$0: RPMA_TEST_ADDR: run me inside the Soft-RoCE VM (scripts/softroce-vm run ${options:+$options }-- ...)" >&2
+		rm -rf "$E2E_TMP"
+		exit 1
+	fi
+	# shellcheck disable=SC2034 # (the suites')
+	A=$RPMA_TEST_ADDR
+}
 
 # The CM ID of a connection to port $1 of address $2, on the host of that address
 # (rdma's CM resources): its line, empty when there is none (yet).

@@ -10,10 +10,8 @@
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
+e2e_in_vm
 command -v valgrind >/dev/null || { echo "valgrind is not installed" >&2; exit 1; }
-A=$RPMA_TEST_ADDR
 X=build/examples
 SUPP=tests/e2e/valgrind.supp
 # valgrind under TCG is slow: give each step more time

@@ -19,10 +19,9 @@ case "${1:-}" in
 "") ;;
 *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
-command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 1; }
 . tests/e2e/lib.sh
-A=$RPMA_TEST_ADDR
+e2e_in_vm
+command -v valgrind >/dev/null || { echo "$0: valgrind is not installed" >&2; exit 1; }
 E2E_STEP_TIMEOUT=${E2E_VALGRIND_STEP_TIMEOUT:-150}
 E2E_READY_TIMEOUT=${E2E_VALGRIND_READY_TIMEOUT:-180}
 COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0 BUSY_WAIT=0)

@@ -18,9 +18,8 @@ case "${1:-}" in
 "") ;;
 *) echo "$0: unknown argument '$1' (see --help)" >&2; exit 2 ;;
 esac
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 . tests/e2e/lib.sh
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 RXE_NETDEV=${RXE_NETDEV:-rxenet0}
 COMMON_VARS=("SERVER_IP=$A" RAMP=0 SERVER_BUSY_WAIT=0)
 

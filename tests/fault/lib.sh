@@ -2,13 +2,11 @@
 # tests/fault/lib.sh -- what the fault suites share (faults.sh: the examples,
 # fio_faults.sh: the engines): bounded waits, judging an exit, picking the calls
 # to fail from a trace of the shim (tests/fault/libfault.c). Sourcing it sources
-# tests/e2e/lib.sh and sets A (the rxe address) and SHIM (the shim). The fault
-# suites' one library (engine_faults.sh needs no shim: it sources e2e's alone).
+# tests/e2e/lib.sh and sets A (the rxe address: e2e_in_vm) and SHIM (the shim). The
+# fault suites' one library (engine_faults.sh needs no shim: it sources e2e's alone).
 
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run -- ...)}"
 . tests/e2e/lib.sh
-# shellcheck disable=SC2034 # (the suites')
-A=$RPMA_TEST_ADDR
+e2e_in_vm
 SHIM=$PWD/build/fault/libfault.so
 [ -f "$SHIM" ] || { echo "$0: $SHIM is missing: make fault-shim" >&2; exit 1; }
 

@@ -22,10 +22,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/e2e/lib.sh
 . tests/e2e/lib.sh
-
-: "${RPMA_TEST_ADDR:?run me inside the Soft-RoCE VM (scripts/softroce-vm run --kernel 6.12 -- ...)}"
+e2e_in_vm --kernel 6.12
 : "${RDMA_CORE:?the private rdma-core prefix (RDMA_CORE=\$(scripts/rdma_core.sh))}"
-A=$RPMA_TEST_ADDR
 N=build/native
 PEER_FIO=${PEER_FIO:-build/peer/fio}
 DAX=${RPMA_TEST_DEVDAX:-}
