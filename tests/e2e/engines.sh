@@ -42,7 +42,7 @@ JOB_VARS="SERVER_IP PORT NUMJOBS CONNECT_TIMEOUT BS IODEPTH BATCH BATCH_COMPLETE
 # with COMMON_VARS PORT=@PORT@ CLIENT_VARS and JSON output. Both must exit 0,
 # the client's JSON must show I/O in the directions of CHECK (read, write,
 # readwrite) and no error, and the client's stderr must not match /ERROR/.
-# Prints the client's IOPS and mean clat/lat per direction.
+# Prints the client's IOPS and mean clat/lat per direction (fio_perf, lib.sh).
 fio_pair() {
 	local name=$1 check=$2 svars=$3 cvars=$4 status=0
 	e2e_wanted "$METHOD-$name" || return 0
@@ -76,7 +76,7 @@ fio_pair() {
 		status=1
 	fi
 	e2e_result "$METHOD-$name" "$status"
-	[ "$status" -eq 0 ] && fio_print_perf "$check"
+	[ "$status" -eq 0 ] && fio_perf "$check"
 	e2e_show_logs_if "$status"
 	[ "$status" -ne 0 ] && [ -f "$E2E_DIR/client.json" ] && sed 's/^/  | /' "$E2E_DIR/client.json" | head -40
 	return 0
@@ -102,14 +102,6 @@ fio_dirs() {
 	readwrite) echo read write ;;
 	*) echo "$1" ;;
 	esac
-}
-
-fio_print_perf() {
-	local dir
-	for dir in $(fio_dirs "$1"); do
-		jq -r ".jobs[0].$dir | \"  $dir: \\(.iops | floor) IOPS, clat mean \\(.clat_ns.mean / 1000 | . * 10 | floor / 10) us, lat mean \\(.lat_ns.mean / 1000 | . * 10 | floor / 10) us\"" \
-			"$E2E_DIR/client.json"
-	done
 }
 
 # fio_fails NAME EXPECT_REGEX MAX_SECONDS CMD...
@@ -241,22 +233,6 @@ client_refused() {
 	fi
 	e2e_result "$METHOD-$name" "$status"
 	e2e_show_logs_if "$status"
-}
-
-# The exit status of background process $1, waited for at most $2 s; one still
-# running then is stopped (SIGTERM) and counts as 124.
-wait_bounded() { # PID SECONDS
-	local pid=$1 waited=0
-	while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt $(($2 * 10)) ]; do
-		nap 0.1
-		waited=$((waited + 1))
-	done
-	if kill -0 "$pid" 2>/dev/null; then
-		kill "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		return 124
-	fi
-	wait "$pid"
 }
 
 # Two servers on the device DAX (issue 26; run under e2e_lock devdax). A second server

@@ -69,6 +69,32 @@ e2e_in_vm() {
 	A=$RPMA_TEST_ADDR
 }
 
+# Wait for pid $1 at most $2 seconds (of the clock); 0 if it has ended (not
+# reaped), 1 if it still runs.
+ended_within() {
+	local deadline
+	wait_deadline "$2"
+	deadline=$WAIT_DEADLINE
+	while kill -0 "$1" 2>/dev/null; do
+		wait_past "$deadline" && return 1
+		nap 0.1
+	done
+}
+
+# Wait for pid $1 at most $2 seconds; its exit status, or 124 after killing it
+# (SIGTERM, and SIGKILL 5 s later)
+wait_bounded() {
+	local pid=$1 rc=0
+	if ! ended_within "$pid" "$2"; then
+		kill -TERM "$pid" 2>/dev/null
+		ended_within "$pid" 5 || kill -KILL "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		return 124
+	fi
+	wait "$pid" || rc=$?
+	return "$rc"
+}
+
 # The CM ID of a connection to port $1 of address $2, on the host of that address
 # (rdma's CM resources): its line, empty when there is none (yet).
 e2e_server_cm_id() { # PORT ADDR
@@ -406,8 +432,19 @@ e2e_summary() {
 	[ "$E2E_FAILED" -eq 0 ] && [ "$E2E_PASSED" -gt 0 ]
 }
 
-# ---- fio_group, for the engine suites (engines.sh, engines_gpspm.sh): needs the
+# ---- for the engine suites (engines.sh, engines_gpspm.sh, engines_hub.sh): need the
 # suite's METHOD, ENGINE and COMMON_VARS ----
+
+# fio_perf DIR...: the client's IOPS and mean latencies (E2E_DIR/client.json, its first
+# job) in each DIR: read, write, or readwrite (both)
+fio_perf() {
+	local dir
+	for dir in "$@"; do
+		[ "$dir" = readwrite ] && { fio_perf read write; continue; }
+		jq -r ".jobs[0].$dir | \"  $dir: \\(.iops | floor) IOPS, clat mean \\(.clat_ns.mean / 1000 | . * 10 | floor / 10) us, lat mean \\(.lat_ns.mean / 1000 | . * 10 | floor / 10) us\"" \
+			"$E2E_DIR/client.json"
+	done
+}
 
 # Runs many tests against ONE server process and ONE client process of method
 # $METHOD: every fio process costs seconds under TCG, a 1 s test's I/O does not.
@@ -481,4 +518,39 @@ fio_group() {
 	done
 	[ -s "$E2E_DIR/why" ] && { e2e_show_logs; sed 's/^/  | /' "$jobfile"; }
 	return 0
+}
+
+# ---- for the GPSPM suites (engines_gpspm.sh, engines_hub.sh): a test's folder and
+# ports, and its server (of the suite's ENGINE, with its COMMON_VARS) ----
+
+# GPSPM_ONLY=REGEX (engines_gpspm.sh, engines_hub.sh) runs only the tests whose name
+# matches (e.g. GPSPM_ONLY=hostile)
+gp_want() {
+	[[ $1 =~ ${GPSPM_ONLY:-.} ]]
+}
+
+# gp_new_test NAME: the test's folder (E2E_DIR) and four ports of its own (E2E_PORT..+3)
+gp_new_test() {
+	E2E_PORT=$((E2E_PORT + 4))
+	E2E_DIR="$E2E_TMP/$1"
+	mkdir -p "$E2E_DIR"
+	E2E_SERVER=("(server: jobs/gpspm-server.fio)")
+}
+
+# Start a GPSPM server (jobs/gpspm-server.fio with COMMON_VARS, PORT and the
+# variables in $1, then fio options in $2...) and wait until it listens. Sets GP_SPID.
+gp_start_server() {
+	local svars=$1
+	shift
+	# shellcheck disable=SC2086 # the variable list is meant to be split
+	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" $svars \
+		fio --ioengine=external:"$ENGINE" "$@" jobs/gpspm-server.fio \
+		>"$E2E_DIR/server.log" 2>&1 &
+	GP_SPID=$!
+	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
+		echo "  the server did not listen within $E2E_READY_TIMEOUT s" >>"$E2E_DIR/why"
+		kill "$GP_SPID" 2>/dev/null
+		wait "$GP_SPID" 2>/dev/null
+		return 1
+	fi
 }

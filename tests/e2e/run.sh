@@ -14,9 +14,10 @@ suites=(tests/e2e/examples.sh)
 case "$(uname -r)" in
 6.1.*)
 	# engine_faults.sh last: it takes the rxe link down and re-creates the device
-	suites+=(tests/e2e/engines.sh tests/e2e/engines_gpspm.sh tests/e2e/hostile.sh tests/e2e/interop.sh
-		tests/e2e/iwarp.sh tests/e2e/valgrind.sh tests/e2e/valgrind_engines.sh
-		tests/fault/faults.sh tests/fault/fio_faults.sh tests/fault/engine_faults.sh) ;;
+	suites+=(tests/e2e/engines.sh tests/e2e/engines_gpspm.sh tests/e2e/engines_hub.sh
+		tests/e2e/hostile.sh tests/e2e/interop.sh tests/e2e/iwarp.sh tests/e2e/valgrind.sh
+		tests/e2e/valgrind_engines.sh tests/fault/faults.sh tests/fault/fio_faults.sh
+		tests/fault/engine_faults.sh) ;;
 esac
 # a fresh results table for this kernel (tests/e2e/lib.sh appends to it)
 mkdir -p build/e2e-results && : >"build/e2e-results/$(uname -r).tsv"

@@ -1,40 +1,15 @@
 # shellcheck shell=bash
 # tests/fault/lib.sh -- what the fault suites share (faults.sh: the examples,
-# fio_faults.sh: the engines): bounded waits, judging an exit, picking the calls
-# to fail from a trace of the shim (tests/fault/libfault.c). Sourcing it sources
-# tests/e2e/lib.sh and sets A (the rxe address: e2e_in_vm) and SHIM (the shim). The
-# fault suites' one library (engine_faults.sh needs no shim: it sources e2e's alone).
+# fio_faults.sh: the engines): judging an exit, picking the calls to fail from a
+# trace of the shim (tests/fault/libfault.c). Sourcing it sources tests/e2e/lib.sh
+# (its bounded waits too: ended_within, wait_bounded) and sets A (the rxe address,
+# e2e_in_vm) and SHIM (the shim). The fault suites' one library (engine_faults.sh
+# needs no shim: it sources e2e's alone).
 
 . tests/e2e/lib.sh
 e2e_in_vm
 SHIM=$PWD/build/fault/libfault.so
 [ -f "$SHIM" ] || { echo "$0: $SHIM is missing: make fault-shim" >&2; exit 1; }
-
-# Wait for pid $1 at most $2 seconds (of the clock); 0 if it has ended (not
-# reaped), 1 if it still runs.
-ended_within() {
-	local deadline
-	wait_deadline "$2"
-	deadline=$WAIT_DEADLINE
-	while kill -0 "$1" 2>/dev/null; do
-		wait_past "$deadline" && return 1
-		nap 0.1
-	done
-}
-
-# Wait for pid $1 at most $2 seconds; its exit status, or 124 after killing it
-# (SIGTERM, and SIGKILL 5 s later)
-wait_bounded() {
-	local pid=$1 rc=0
-	if ! ended_within "$pid" "$2"; then
-		kill -TERM "$pid" 2>/dev/null
-		ended_within "$pid" 5 || kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-		return 124
-	fi
-	wait "$pid" || rc=$?
-	return "$rc"
-}
 
 # seconds (one decimal) since an $EPOCHREALTIME value
 elapsed_since() {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * gpspm_hostile.c -- a misbehaving GPSPM client, for testing a GPSPM server's
- * defences (tests/e2e/engines_gpspm.sh):
+ * defences (tests/e2e/engines_gpspm.sh; one of a hub's clients: engines_hub.sh):
  *
  *   gpspm-hostile ADDR PORT CASE [CASE...]
  *

@@ -2,7 +2,7 @@
 /*
  * handshake_hostile.c -- a client that asks to connect and never finishes the
  * handshake, for testing that a server serving several clients (the GPSPM hub:
- * tests/e2e/engines_gpspm.sh) does not wait on it:
+ * tests/e2e/engines_hub.sh) does not wait on it:
  *
  *   handshake-hostile ADDR PORT stall
  *
