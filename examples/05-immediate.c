@@ -10,12 +10,14 @@
  * in wc_flags, and the value, in network byte order in wc.imm_data, is
  * ntohl(wc.imm_data) on the receiving side (the library converts on send).
  * The server answers with a 0-byte message whose immediate value is the sum
- * of the two it got, which the client checks.
+ * of the two it got, which the client checks; that answer and the write's own
+ * completion may come in either order (one CQ, two queues).
  *
  *   05-immediate server ADDR PORT [READY_FILE]
  *   05-immediate client ADDR PORT
  */
 #include <arpa/inet.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -207,14 +209,31 @@ static int run_client(struct rpma_peer *peer, int argc, char *argv[])
 		example_fail("rpma_write_with_imm", ret);
 		goto out;
 	}
-	if (example_expect_completion(cq, IBV_WC_RDMA_WRITE, &wc))
-		goto out;
-	if (example_expect_completion(cq, IBV_WC_RECV, &wc) ||
-			check_imm(&wc, IMM_SEND + IMM_WRITE))
-		goto out;
-	if (wc.byte_len != 0) {
-		fprintf(stderr, "example: the answer has %u bytes, expected none\n", wc.byte_len);
-		goto out;
+	/*
+	 * The write's completion and the answer's share one CQ in no set order:
+	 * the server answers once the write has landed, and its answer may reach
+	 * us before the write's acknowledgement does.
+	 */
+	bool written = false, answered = false;
+	while (!written || !answered) {
+		if (example_next_completion(cq, &wc))
+			goto out;
+		if (wc.opcode == IBV_WC_RDMA_WRITE && !written) {
+			written = true;
+		} else if (wc.opcode == IBV_WC_RECV && !answered) {
+			if (check_imm(&wc, IMM_SEND + IMM_WRITE))
+				goto out;
+			if (wc.byte_len != 0) {
+				fprintf(stderr, "example: the answer has %u bytes, expected none\n",
+					wc.byte_len);
+				goto out;
+			}
+			answered = true;
+		} else {
+			fprintf(stderr, "example: unexpected completion %s (expected RDMA_WRITE "
+				"and RECV)\n", example_wc_opcode_str(wc.opcode));
+			goto out;
+		}
 	}
 	failed = 0;
 out:
