@@ -54,16 +54,6 @@ server_cmd() {
 		"$REMOTE_MKDIR && cd $(printf '%q' "$REMOTE_DIR") && echo \$\$ >$REMOTE_RUN_FILES.server.pid && exec $q"
 }
 
-# --server [USER@]HOST and --server-ip ADDR: names, never an option for ssh ('-o...')
-check_hosts() {
-	local host='^[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?$'
-	[ -z "$SSH_HOST" ] || { [[ ${SSH_HOST#*@} =~ $host ]] && [[ $SSH_HOST != -* ]]; } ||
-		die "--server: '$SSH_HOST' is not a host name"
-	# (an IPv4 or IPv6 address, or a name the resolver looks up)
-	[ -z "$SERVER_IP" ] || [[ $SERVER_IP =~ $host ]] ||
-		die "--server-ip: '$SERVER_IP' is not an address or host name"
-}
-
 # Run a short query on the server's host (no pid recorded: the server's stays).
 on_server() {
 	if [ -z "$SSH_HOST" ]; then

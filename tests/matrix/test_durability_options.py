@@ -95,9 +95,17 @@ class Settings(unittest.TestCase):
         with self.assertRaisesRegex(opts.UsageError, "--rounds: '0' is not a positive whole number"):
             script("--rounds", "0", "--server", "a b")
 
+    def test_a_bad_host_before_the_server_problems(self):
+        with self.assertRaisesRegex(opts.UsageError, "--server: 'a b' is not a host name"):
+            script("--server", "a b")
+        with self.assertRaisesRegex(opts.UsageError, "--server: '-oProxyCommand=x' is not a host name"):
+            script("--server", "-oProxyCommand=x")
+        with self.assertRaisesRegex(opts.UsageError, "--server-ip: 'x y' is not an address or host name"):
+            script("--server-ip", "x y")
+
     def test_a_server_problem_after_the_hosts_check(self):
-        out = script("--server", "a b")
-        self.assertEqual(out[1:], ["check_hosts", "die '--server needs --power-cut CMD: how to cut a b'\"'\"'s power'"])
+        out = script("--server", "h")
+        self.assertEqual(out[1:], ["die '--server needs --power-cut CMD: how to cut h'\"'\"'s power'"])
 
     def test_a_region_smaller_than_a_block_refused(self):
         self.assertIn("die '--mem-size: 1k holds no block of --bs 4k'", script("--mem-size", "1k", "--dry-run"))

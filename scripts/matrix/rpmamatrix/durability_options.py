@@ -3,7 +3,7 @@
 defaults, handed to the runner as shell assignments to eval (the durability-options
 subcommand). Every setting goes by the runner's variable name. Bad usage: one line
 "PROG: error: ..." on stderr, exit 2. The server's host name and address are checked
-by the runner (scripts/matrix/lib.sh's check_hosts, shared with run_matrix.sh)."""
+as run_matrix.sh's are (runargs.hosts_problem)."""
 import datetime
 import json
 import os
@@ -16,6 +16,7 @@ import sys
 from .common import shell_assignments
 from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes
 from .durability_usage import usage
+from .runargs import hosts_problem
 
 DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST": "1,8", "BATCH": "4",
             "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
@@ -128,7 +129,7 @@ def check(s):
 
 
 def check_server(s):
-    """--server's companions (after its name's check, the runner's check_hosts)."""
+    """--server's companions (after its name's check, hosts_problem)."""
     if s["SSH_HOST"] and s["IN_VM"] == "0":
         if not s["POWER_CUT"]:
             raise UsageError(f"--server needs --power-cut CMD: how to cut {s['SSH_HOST']}'s power")
@@ -232,19 +233,21 @@ def prepare(s, prog, args, root):
 
 
 def runner_script(args, prog, root):
-    """What the runner evals: the settings, the hosts' check (lib.sh's check_hosts, as
-    run_matrix.sh's), then what comes next -- a problem found past that check is
-    reported after it, as the runner always reported it. Raises UsageError for a
-    problem before it."""
+    """What the runner evals: the settings, then what comes next -- a problem found
+    past the hosts' check is reported by the runner, after the settings, as it always
+    was. Raises UsageError for a problem up to that check."""
     s = parse(args, root)
     if s == "help":
         return [f"printf '%s' {shlex.quote(usage(prog, root, DEFAULTS))}", "exit 0"]
     check(s)
+    problem = hosts_problem(s["SSH_HOST"], s["SERVER_IP"])
+    if problem:
+        raise UsageError(problem)
     try:
         then = prepare(s, prog, args, root)
     except UsageError as e:
         then = [f"die {shlex.quote(str(e))}"]
-    return [shell_assignments(s), "check_hosts"] + then
+    return [shell_assignments(s)] + then
 
 
 def cmd_durability_options(args):

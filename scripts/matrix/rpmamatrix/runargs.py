@@ -109,15 +109,22 @@ def check_values(s):
     check_places(s)
 
 
+def hosts_problem(ssh_host, server_ip):
+    """What is wrong with --server [USER@]HOST and --server-ip ADDR (both runners'), or
+    None: each a name or an address, never an option for ssh ('-o...')."""
+    if ssh_host and (not HOST.fullmatch(ssh_host.split("@", 1)[-1]) or ssh_host.startswith("-")):
+        return f"--server: '{ssh_host}' is not a host name"
+    # (an IPv4 or IPv6 address, or a name the resolver looks up)
+    if server_ip and not HOST.fullmatch(server_ip):
+        return f"--server-ip: '{server_ip}' is not an address or host name"
+    return None
+
+
 def check_places(s):
     """--server, --server-ip, --remote-dir, --rdma-dev and --out: names that can work, before
     anything connects or runs."""
-    must(not s.ssh_host or (HOST.fullmatch(s.ssh_host.split("@", 1)[-1])
-                            and not s.ssh_host.startswith("-")),
-         f"--server: '{s.ssh_host}' is not a host name")
-    # (an IPv4 or IPv6 address, or a name the resolver looks up)
-    must(not s.server_ip or HOST.fullmatch(s.server_ip),
-         f"--server-ip: '{s.server_ip}' is not an address or host name")
+    problem = hosts_problem(s.ssh_host, s.server_ip)
+    must(not problem, problem)
     must(s.remote_dir.startswith("/"),
          f"--remote-dir: '{s.remote_dir}' is not an absolute path (the folder on --server)")
     must(not s.rdma_dev or re.fullmatch(r"[A-Za-z0-9_.-]+", s.rdma_dev),
