@@ -1,11 +1,9 @@
 # mk/matrix.mk -- the matrix runner's tests (included by the top Makefile).
 #
-#   make test-matrix      the report builder and compare on fixture fio JSON (host only, fast)
+#   make test-matrix      the report builder and compare on fixture fio JSON, and the
+#                         per-I/O counter's persist counts on stand-ins (host only, fast)
 #   make test-matrix-vm   a --quick matrix in the Soft-RoCE VM into build/matrix-ci, checked
 #                         point by point (<= 6 min under TCG), and the no_flush check
-
-test-matrix:
-	@tests/matrix/test_matrix.sh
 
 test-matrix-vm: engines tools peer fio-lean
 	@tests/matrix/check_vm_run.sh
@@ -22,3 +20,8 @@ $(VERBS_COUNT): tests/tools/verbs_count.c Makefile
 		$(PROVIDER_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< -ldl -lpthread
 
 tools: $(VERBS_COUNT)
+
+# (the counter's own test first: the peer's persist counts on stand-in libraries)
+test-matrix: $(VERBS_COUNT)
+	@tests/matrix/test_verbs_count.sh $(VERBS_COUNT)
+	@tests/matrix/test_matrix.sh

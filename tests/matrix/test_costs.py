@@ -212,6 +212,38 @@ class Persisted(unittest.TestCase):
         self.assertIsNone(self.figure("p003", "apm"))
         self.assertIsNone(self.figure("p004", "apm"))  # no log at all
 
+    def peer_figure(self, pid, method):
+        return costs.persist_figures(self.dir, {"id": pid, "impl": "peer", "method": method}).get(
+            "persisted_per_byte_written")
+
+    def put_cost_run(self, pid, written, side, **counted):
+        self.put(f"{pid}-cost.json", json.dumps({"jobs": [
+            {"write": {"io_bytes": written // 2}}, {"write": {"io_bytes": written - written // 2}}]}))
+        # two processes a side (fio and a helper that counted nothing)
+        self.put(f"{pid}-cost.{side}.verbs.json",
+                 json.dumps(dict(pid=1, **counted)) + "\n" + json.dumps({"pid": 2}) + "\n")
+
+    def test_the_peers_gpspm_server_by_its_pmem_persist_calls(self):
+        self.put_cost_run("p001", 8192, "server", persist_bytes=8192, flush_bytes=0)
+        self.assertAlmostEqual(self.peer_figure("p001", "gpspm-busy"), 1.0)
+        # a span's worth: what the peer's figure would show if it persisted more
+        self.put_cost_run("p002", 8192, "server", persist_bytes=32768)
+        self.assertAlmostEqual(self.peer_figure("p002", "gpspm-sleep"), 4.0)
+
+    def test_the_peers_apm_client_by_its_rpma_flush_lengths(self):
+        self.put_cost_run("p001", 4096, "client", flush_bytes=6144, persist_bytes=0)
+        self.assertAlmostEqual(self.peer_figure("p001", "apm"), 1.5)
+
+    def test_the_peer_without_counts_or_cost_run_no_figure(self):
+        # an older verbs_count.c (no such key), no cost run, a read, the first run's logs
+        self.put_cost_run("p001", 4096, "server", post_send_calls=3)
+        self.assertIsNone(self.peer_figure("p001", "gpspm-busy"))
+        self.assertIsNone(self.peer_figure("p002", "apm"))
+        self.put_cost_run("p003", 0, "client", flush_bytes=0)
+        self.assertIsNone(self.peer_figure("p003", "apm"))
+        self.put("p004-r1.client.log", "wrote 4096 bytes, asked to persist 4096 bytes\n")
+        self.assertIsNone(self.peer_figure("p004", "apm"))
+
 
 if __name__ == "__main__":
     unittest.main()

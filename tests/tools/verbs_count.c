@@ -14,8 +14,17 @@
  * counting wrappers in its own table too: each ibv_wr_complete() is a post
  * call, each request built by ibv_wr_rdma_write/_write_imm/_rdma_read/_send/
  * _send_imm a work request (the native ATOMIC WRITE and FLUSH builders are not
- * wrapped: their requests are not counted, their doorbells are). At exit the counts go, as one JSON object, to the file
- * named by RPMAFIO_VERBS_COUNT (appended: several processes may share it).
+ * wrapped: their requests are not counted, their doorbells are).
+ *
+ * It also counts the bytes the peer's engines (fio 3.33's, on a shared librpma
+ * and libpmem) ask to make durable, which they do not report themselves: the
+ * lengths of rpma_flush() (APM's client) and of libpmem's pmem_persist() (GPSPM's
+ * server persists every flush request with it). Both are called through the PLT,
+ * so they are interposed by name and passed on. Our engines link librpma
+ * statically and persist with libpmem2: they count their own (a log line).
+ *
+ * At exit the counts go, as one JSON object, to the file named by
+ * RPMAFIO_VERBS_COUNT (appended: several processes may share it).
  */
 
 #include <dlfcn.h>
@@ -40,6 +49,8 @@ struct verbs_counts {
 	atomic_ulong completions;
 	atomic_ulong notify_calls;
 	atomic_ulong contexts;
+	atomic_ulong flush_bytes;	/* rpma_flush() lengths */
+	atomic_ulong persist_bytes;	/* pmem_persist() lengths */
 };
 
 static struct verbs_counts counts;
@@ -266,6 +277,51 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	return ctx;
 }
 
+/* the next definition of NAME (the library's own), looked up once */
+static void *next_symbol(void **cache, const char *name)
+{
+	void *fn = __atomic_load_n(cache, __ATOMIC_ACQUIRE);
+
+	if (!fn) {
+		fn = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(cache, fn, __ATOMIC_RELEASE);
+	}
+	return fn;
+}
+
+/* librpma 1.x's rpma_flush(), its types opaque here (the same calling convention) */
+int rpma_flush(void *conn, void *dst, size_t dst_offset, size_t len, int type, int flags,
+		const void *op_context);
+
+int rpma_flush(void *conn, void *dst, size_t dst_offset, size_t len, int type, int flags,
+		const void *op_context)
+{
+	static void *next = NULL; /* (set by next_symbol) */
+	int (*flush)(void *, void *, size_t, size_t, int, int, const void *) =
+		(int (*)(void *, void *, size_t, size_t, int, int, const void *))
+		next_symbol(&next, "rpma_flush");
+
+	if (!flush)
+		return -1; /* RPMA_E_UNKNOWN: no librpma in the process (cannot happen) */
+	int ret = flush(conn, dst, dst_offset, len, type, flags, op_context);
+	if (ret == 0)
+		atomic_fetch_add_explicit(&counts.flush_bytes, len, memory_order_relaxed);
+	return ret;
+}
+
+void pmem_persist(const void *addr, size_t len);
+
+void pmem_persist(const void *addr, size_t len)
+{
+	static void *next = NULL; /* (set by next_symbol) */
+	void (*persist)(const void *, size_t) =
+		(void (*)(const void *, size_t))next_symbol(&next, "pmem_persist");
+
+	atomic_fetch_add_explicit(&counts.persist_bytes, len, memory_order_relaxed);
+	if (persist)
+		persist(addr, len);
+}
+
 __attribute__((destructor)) static void write_counts(void)
 {
 	const char *path = getenv("RPMAFIO_VERBS_COUNT");
@@ -278,13 +334,15 @@ __attribute__((destructor)) static void write_counts(void)
 		"{\"pid\": %d, \"contexts\": %lu, \"mixed_providers\": %d, "
 		"\"post_send_calls\": %lu, \"wr_complete_calls\": %lu, \"send_wrs\": %lu, "
 		"\"post_recv_calls\": %lu, \"recv_wrs\": %lu, "
-		"\"poll_calls\": %lu, \"completions\": %lu, \"notify_calls\": %lu}\n",
+		"\"poll_calls\": %lu, \"completions\": %lu, \"notify_calls\": %lu, "
+		"\"flush_bytes\": %lu, \"persist_bytes\": %lu}\n",
 		(int)getpid(), atomic_load(&counts.contexts), mixed_providers,
 		atomic_load(&counts.post_send_calls), atomic_load(&counts.wr_complete_calls),
 		atomic_load(&counts.send_wrs),
 		atomic_load(&counts.post_recv_calls), atomic_load(&counts.recv_wrs),
 		atomic_load(&counts.poll_calls), atomic_load(&counts.completions),
-		atomic_load(&counts.notify_calls));
+		atomic_load(&counts.notify_calls), atomic_load(&counts.flush_bytes),
+		atomic_load(&counts.persist_bytes));
 	if (len <= 0 || (size_t)len >= sizeof(line))
 		return;
 	/* one write of a whole line, appended: processes sharing the file do not mix */

@@ -35,7 +35,8 @@ BENCH_FIGURES = [
     ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
      "callgrind, both servers sleeping)", -1, 0, "instr"),
     ("persisted_per_byte_written", "bytes persisted per byte written (ours: the GPSPM "
-     "server's count, APM's flushes; the peer's engines count none)", -1, 2, None),
+     "server's count, APM's flushes; the peer's: its pmem_persist() and rpma_flush() "
+     "lengths, counted in its cost run)", -1, 2, None),
 ]
 
 

@@ -126,11 +126,36 @@ def sum_of_matches(path, pattern):
     return sums
 
 
+def peer_persist_figures(folder, pt):
+    """Bytes persisted per byte written by the peer's engines, which count none
+    themselves: in the point's cost run, verbs_count.c's sums of what they asked for --
+    GPSPM, the lengths its server gave libpmem's pmem_persist(); APM, the lengths of the
+    client's rpma_flush() calls -- over the bytes the client's fio wrote. {} for a read,
+    no-flush or a cost run that did not count."""
+    if pt["method"].startswith("gpspm"):
+        side, key = "server", "persist_bytes"
+    elif pt["method"] == "apm":
+        side, key = "client", "flush_bytes"
+    else:
+        return {}
+    stem = os.path.join(folder, "runs", pt["id"] + "-cost")
+    try:
+        written = sum(job["write"]["io_bytes"] for job in load_fio_json(stem + ".json")["jobs"])
+        asked = read_verbs_counts(f"{stem}.{side}.verbs.json").get(key)
+    except (ValueError, KeyError, OSError):
+        return {}
+    if not written or asked is None:
+        return {}
+    return {"persisted_per_byte_written": asked / written}
+
+
 def persist_figures(folder, pt):
     """Bytes persisted per byte written in the point's first run, from our engines' own
     counts: GPSPM, the bytes its server persisted (or, on DRAM, was asked to); APM, the
     bytes the client's flushes named (native FLUSH: their lengths; emulated: the writes a
-    read makes durable). The peer's engines count neither: {} then, as for reads."""
+    read makes durable). The peer's: peer_persist_figures."""
+    if pt.get("impl") == "peer":
+        return peer_persist_figures(folder, pt)
     stem = os.path.join(folder, "runs", pt["id"] + "-r1")
     client = sum_of_matches(stem + ".client.log", CLIENT_PERSIST_RE)
     if client is None or client[0] == 0:

@@ -166,10 +166,12 @@ def build(folder):
                "work requests and completions (CQEs) per I/O; `packets`: the RDMA devices' "
                "`sent_pkts` over the run / I/Os; CPU: fio's usr+sys time / I/Os. The "
                "connection's own requests and packets are included (a rounding error). "
-               "`persisted per byte written` (the first measured run, our engines only): the "
-               "bytes the GPSPM server persisted (on DRAM: was asked to), or the bytes APM's "
-               "flushes named, over the bytes written; 1.00 is exact (no-flush: 0.00, it asks "
-               "for none).", ""] + costs
+               "`persisted per byte written`: the bytes the GPSPM server persisted (on DRAM: "
+               "was asked to), or the bytes APM's flushes named, over the bytes written -- ours "
+               "by our engines' own counts in the first measured run, the peer's by "
+               "`verbs_count.c` in its cost run (the lengths its server gave libpmem's "
+               "`pmem_persist()`, its client gave `rpma_flush()`); 1.00 is exact (no-flush: "
+               "0.00, it asks for none).", ""] + costs
     # where the figures come from (the VM's accelerator above all) before the charts
     md += ["", "## Environment", ""] + env_lines(env, options)
     md += ["", "## Charts", "",
