@@ -178,7 +178,7 @@ run_in_vm() {
 	trap 'echo "$PROG: interrupted: the VM is being torn down" >&2' INT TERM
 	# (our --out last: it wins over the one the user gave)
 	"$ROOT/scripts/softroce-vm" run "${vm_args[@]}" -- env RPMA_FIO_RDMA_CORE="$RDMA_CORE_PREFIX" \
-		"$ROOT/scripts/run_matrix.sh" "${ORIG_ARGS[@]}" "${pmem_arg[@]}" --in-vm --out "$OUT" || status=$?
+		"$ROOT/scripts/run_matrix.sh" "${ORIG_ARGS[@]}" --in-vm "${pmem_arg[@]}" --out "$OUT" || status=$?
 	trap - INT TERM
 	if [ ! -e "$OUT/status" ]; then
 		if [ "$status" -eq 0 ]; then

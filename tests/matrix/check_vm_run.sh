@@ -184,7 +184,7 @@ OUT=$INSTR
 # command shown is the one given (not the runner's own re-run in the VM)
 grep -q "^- The server's memory was device DAX (\`/dev/dax0.0\`): GPSPM's server flushed" "$OUT/report.md" ||
 	fail "the findings do not say the server's memory was the VM's device DAX"
-jq -e '.server_mem == "/dev/dax0.0" and (.command | test("--in-vm") | not)' "$OUT/options.json" >/dev/null ||
+jq -e '.server_mem == "/dev/dax0.0" and (.command | test("--in-vm|--pmem") | not)' "$OUT/options.json" >/dev/null ||
 	fail "options.json: server_mem '$(jq -r .server_mem "$OUT/options.json")', command '$(jq -r .command "$OUT/options.json")'"
 instr=0
 while IFS=$'\t' read -r id impl method _ rw bs _ sync _; do

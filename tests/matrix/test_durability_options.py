@@ -107,6 +107,11 @@ class Settings(unittest.TestCase):
         out = script("--server", "h")
         self.assertEqual(out[1:], ["die '--server needs --power-cut CMD: how to cut h'\"'\"'s power'"])
 
+    def test_the_command_as_given_not_the_vms_run(self):
+        args = ["--rounds", "2", "--in-vm", "--out", "/staging"]
+        self.assertEqual(opts.recorded(opts.parse(args, "/r"), "run_durability.sh", args)["command"],
+                         "run_durability.sh --rounds 2")
+
     def test_a_region_smaller_than_a_block_refused(self):
         self.assertIn("die '--mem-size: 1k holds no block of --bs 4k'", script("--mem-size", "1k", "--dry-run"))
 

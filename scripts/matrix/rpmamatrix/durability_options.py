@@ -17,6 +17,7 @@ from .common import shell_assignments
 from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes
 from .durability_usage import usage
 from .runargs import hosts_problem
+from .runcli import user_args
 
 DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST": "1,8", "BATCH": "4",
             "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
@@ -209,7 +210,7 @@ def recorded(s, prog, args):
     """options.json of the run: what the report shows of its options, the rounds'
     plan is made of, and the command line."""
     doc = {key: (how(s) if callable(how) else s[how]) for key, how in RECORDED}
-    doc["command"] = f"{prog} {' '.join(args)}"
+    doc["command"] = f"{prog} {' '.join(user_args(args))}"  # (not the VM run's --in-vm --out)
     return doc
 
 

@@ -57,17 +57,12 @@ def shell_assignments(s, prog, argv):
 
 
 def user_args(argv):
-    """The arguments as the user gave them: without what the runner adds when it runs
-    itself again (--in-vm or --resumed, and the --out after it)."""
-    out, i = [], 0
-    while i < len(argv):
-        if argv[i] in ("--in-vm", "--resumed"):
-            if i + 1 < len(argv) and argv[i + 1] == "--out":
-                i += 2
-        else:
-            out.append(argv[i])
-        i += 1
-    return out
+    """The arguments as the user gave them: those before the first --in-vm or --resumed,
+    after which the runner puts what it adds when it runs itself again (--out, --pmem)."""
+    for i, arg in enumerate(argv):
+        if arg in ("--in-vm", "--resumed"):
+            return argv[:i]
+    return list(argv)
 
 
 def options_json(s, prog, argv):
