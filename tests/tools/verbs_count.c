@@ -302,7 +302,7 @@ int rpma_flush(void *conn, void *dst, size_t dst_offset, size_t len, int type, i
 		next_symbol(&next, "rpma_flush");
 
 	if (!flush)
-		return -1; /* RPMA_E_UNKNOWN: no librpma in the process (cannot happen) */
+		return -100000; /* RPMA_E_UNKNOWN: no librpma in the process (cannot happen) */
 	int ret = flush(conn, dst, dst_offset, len, type, flags, op_context);
 	if (ret == 0)
 		atomic_fetch_add_explicit(&counts.flush_bytes, len, memory_order_relaxed);
