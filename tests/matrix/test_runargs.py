@@ -83,16 +83,16 @@ class Shell(unittest.TestCase):
         self.assertEqual(shown, [out, "h1", "h2", "--hosts", "2", "s", json.dumps(["--out", out], separators=(",", ":"))])
 
     def test_user_args_without_what_the_runner_adds(self):
-        self.assertEqual(runcli.user_args(["--quick", "--out", "a", "--in-vm", "--out", "/st"]),
+        self.assertEqual(runargs.user_args(["--quick", "--out", "a", "--in-vm", "--out", "/st"]),
                          ["--quick", "--out", "a"])
-        self.assertEqual(runcli.user_args(["--qd", "1", "--resumed", "--out", "/b"]), ["--qd", "1"])
+        self.assertEqual(runargs.user_args(["--qd", "1", "--resumed", "--out", "/b"]), ["--qd", "1"])
         # the VM's device DAX the runner asks for inside is not the user's (2026-11-28: the
         # main job's options.json said "run_matrix.sh --out build/matrix/sample --pmem")
-        self.assertEqual(runcli.user_args(["--out", "a", "--in-vm", "--pmem", "--out", "/st"]),
+        self.assertEqual(runargs.user_args(["--out", "a", "--in-vm", "--pmem", "--out", "/st"]),
                          ["--out", "a"])
-        self.assertEqual(runcli.user_args(["--pmem", "--in-vm", "--pmem", "--out", "/st"]), ["--pmem"])
+        self.assertEqual(runargs.user_args(["--pmem", "--in-vm", "--pmem", "--out", "/st"]), ["--pmem"])
         # a resumed run in the VM: the stored arguments only
-        self.assertEqual(runcli.user_args(["--quick", "--resumed", "--out", "/b", "--in-vm",
+        self.assertEqual(runargs.user_args(["--quick", "--resumed", "--out", "/b", "--in-vm",
                                            "--pmem", "--out", "/st"]), ["--quick"])
 
     def test_options_json(self):

@@ -16,8 +16,7 @@ import sys
 from .common import shell_assignments
 from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes
 from .durability_usage import usage
-from .runargs import hosts_problem
-from .runcli import user_args
+from .runargs import hosts_problem, user_args
 
 DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST": "1,8", "BATCH": "4",
             "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",

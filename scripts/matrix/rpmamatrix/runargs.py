@@ -43,6 +43,15 @@ RESUME_ALONE = ("--resume takes no other option: it continues DIR with the optio
                 "started with")
 
 
+def user_args(argv):
+    """The arguments as the user gave them: those before the first --in-vm or --resumed,
+    after which the runner puts what it adds when it runs itself again (--out, --pmem)."""
+    for i, arg in enumerate(argv):
+        if arg in ("--in-vm", "--resumed"):
+            return argv[:i]
+    return list(argv)
+
+
 def value_of(argv, i):
     """The value after option argv[i]; a missing one (or an option in its place) named."""
     opt = argv[i]

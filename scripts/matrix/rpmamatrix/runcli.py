@@ -26,7 +26,7 @@ from . import common
 from .common import die
 from .dryrun import dry_run
 from .resume import stored_run
-from .runargs import DEFAULTS, RESUME_ALONE, parse, value_of
+from .runargs import DEFAULTS, RESUME_ALONE, parse, user_args, value_of
 from .summary import summary_text
 from .sweep import cmd_report
 from .tools import PEER_FIO, check_tools
@@ -54,15 +54,6 @@ def shell_assignments(s, prog, argv):
     for var, words in (("PLAN_ARGS", s.plan_args), ("CLIENT_HOSTS", s.client_hosts)):
         lines.append(f"{var}=(" + " ".join(shlex.quote(w) for w in words) + ")")
     return "\n".join(lines)
-
-
-def user_args(argv):
-    """The arguments as the user gave them: those before the first --in-vm or --resumed,
-    after which the runner puts what it adds when it runs itself again (--out, --pmem)."""
-    for i, arg in enumerate(argv):
-        if arg in ("--in-vm", "--resumed"):
-            return argv[:i]
-    return list(argv)
 
 
 def options_json(s, prog, argv):
