@@ -22,9 +22,9 @@ Measure
   make bench            ours vs the peer into docs/BENCHMARKS.md (~30 min in the VM)
 
 Test
-  make check            the loop of development (~10 min): every host-side stage and a
-                        short run of the examples and both engines in the VM
-  make test             everything, stage by stage, each against its budget (45 min)
+  make check            the loop of development (~6 min, ~4 once built): every host-side
+                        stage and a short run of the examples and both engines in the VM
+  make test             everything, stage by stage, each against its budget (45 min in all)
   make test-unit        the cmocka unit tests (SANITIZE=1: under ASan+UBSan)
   make coverage         line coverage of librpma/src (at least 90 %)
   make lint             cppcheck, clang-tidy, shellcheck, include and call circles, hardening,
