@@ -714,6 +714,31 @@ struct sockaddr_storage;	/* <sys/socket.h> */
 int rpma_conn_req_get_peer_addr(const struct rpma_conn_req *req,
 		struct sockaddr_storage *addr);
 
+/*
+ * ---- rpma-fio extension (not in librpma 1.x): one receive CQ for many connections ----
+ *
+ * Connections of different peers (protection domains) cannot share an SRQ,
+ * but the receives of their own queues can complete on one CQ of the device:
+ * a server polls one CQ for many clients that cannot reach each other's
+ * memory. A completion's qp_num tells whose it is.
+ */
+/* A receive CQ of size entries with a completion channel of its own, on peer's
+ * device; any peer of that device may name it in rpma_conn_cfg_set_shared_rcq().
+ * ERRORS: RPMA_E_INVAL (peer or rcq_ptr NULL, size 0 or above INT_MAX),
+ * RPMA_E_NOMEM, RPMA_E_PROVIDER (errno set) when creating the channel or the CQ fails. */
+int rpma_shared_rcq_new(struct rpma_peer *peer, uint32_t size, struct rpma_cq **rcq_ptr);
+/* Destroy the CQ and its channel, once no connection that named it is left; *rcq_ptr
+ * becomes NULL (NULL: nothing). ERRORS: RPMA_E_INVAL (rcq_ptr NULL), RPMA_E_PROVIDER
+ * (errno set) when destroying the CQ or its channel fails. */
+int rpma_shared_rcq_delete(struct rpma_cq **rcq_ptr);
+/* The connections made with cfg complete their receives on rcq (NULL: as
+ * rcq_size= and the SRQ say), which they do not own: rpma_conn_get_rcq()
+ * answers it and rpma_conn_delete() leaves it. It wins over rcq_size= and an
+ * SRQ's CQ. ERRORS: RPMA_E_INVAL (cfg NULL). */
+int rpma_conn_cfg_set_shared_rcq(struct rpma_conn_cfg *cfg, struct rpma_cq *rcq);
+/* The shared receive CQ (NULL: none). ERRORS: RPMA_E_INVAL (a NULL argument). */
+int rpma_conn_cfg_get_shared_rcq(const struct rpma_conn_cfg *cfg, struct rpma_cq **rcq_ptr);
+
 #if defined(__GNUC__) || defined(__clang__)
 #pragma GCC visibility pop
 #endif

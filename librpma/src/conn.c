@@ -22,7 +22,7 @@ struct rpma_conn {
 	struct rdma_event_channel *evch;  /* the id's CM events arrive here */
 	struct rpma_cq *cq;
 	struct rpma_cq *rcq;              /* NULL when there is none */
-	bool rcq_of_srq;                  /* rcq is the SRQ's: not ours to delete */
+	bool rcq_borrowed;	/* rcq is an SRQ's or a shared one: not ours to delete */
 	struct ibv_comp_channel *channel; /* shared by cq and rcq, or NULL */
 	struct rpma_flush *flush;
 	struct rpma_post *post;           /* its work requests, batched or not */
@@ -69,7 +69,7 @@ int rpma_conn_new(struct rpma_peer *peer, const struct rpma_conn_parts *parts,
 	conn->id = parts->id;
 	conn->cq = parts->cq;
 	conn->rcq = parts->rcq;
-	conn->rcq_of_srq = parts->rcq_of_srq;
+	conn->rcq_borrowed = parts->rcq_borrowed;
 	conn->channel = parts->channel;
 	atomic_init(&conn->direct_write_to_pmem, false);
 	conn->native_atomic_write = rpma_peer_has_native_atomic_write(peer);
@@ -378,7 +378,7 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr)
 
 	int ret = rpma_flush_delete(&conn->flush);
 	conn_keep_first(&ret, rpma_cq_delete(&conn->cq));
-	if (!conn->rcq_of_srq)
+	if (!conn->rcq_borrowed)
 		conn_keep_first(&ret, rpma_cq_delete(&conn->rcq));
 
 	if (rdma_destroy_id(conn->id))

@@ -15,7 +15,7 @@ struct rpma_conn_parts {
 	struct rdma_cm_id *id;            /* with its QP already created */
 	struct rpma_cq *cq;               /* main CQ, owned */
 	struct rpma_cq *rcq;              /* receive CQ or NULL */
-	bool rcq_of_srq;                  /* rcq belongs to an SRQ: not owned */
+	bool rcq_borrowed;	/* rcq is an SRQ's or a shared one: not owned */
 	struct ibv_comp_channel *channel; /* shared completion channel or NULL, owned */
 };
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * conn_cfg.c -- the connection configuration: set-up timeout, queue sizes,
- * whether CQ and RCQ share a completion channel, and an optional SRQ.
+ * whether CQ and RCQ share a completion channel, an optional SRQ and an
+ * optional receive CQ shared with other connections.
  * Every field is an atomic, so one thread may change a configuration while
  * another reads it without a lock.
  */
@@ -18,6 +19,7 @@ struct rpma_conn_cfg {
 	_Atomic uint32_t rq_size;
 	_Atomic bool shared_comp_channel;
 	_Atomic(struct rpma_srq *) srq;
+	_Atomic(struct rpma_cq *) shared_rcq;
 };
 
 /* Not const: an atomic load may need a writable object on some targets. */
@@ -29,6 +31,7 @@ static struct rpma_conn_cfg conn_cfg_default = {
 	.rq_size = RPMA_CONN_CFG_DEFAULT_RQ_SIZE,
 	.shared_comp_channel = false,
 	.srq = NULL,
+	.shared_rcq = NULL,
 };
 
 const struct rpma_conn_cfg *rpma_conn_cfg_default(void)
@@ -152,5 +155,23 @@ int rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq
 		return RPMA_E_INVAL;
 
 	*srq_ptr = atomic_load(&cfg->srq);
+	return 0;
+}
+
+int rpma_conn_cfg_set_shared_rcq(struct rpma_conn_cfg *cfg, struct rpma_cq *rcq)
+{
+	if (cfg == NULL)
+		return RPMA_E_INVAL;
+
+	atomic_store(&cfg->shared_rcq, rcq);
+	return 0;
+}
+
+int rpma_conn_cfg_get_shared_rcq(const struct rpma_conn_cfg *cfg, struct rpma_cq **rcq_ptr)
+{
+	if (cfg == NULL || rcq_ptr == NULL)
+		return RPMA_E_INVAL;
+
+	*rcq_ptr = atomic_load(&cfg->shared_rcq);
 	return 0;
 }

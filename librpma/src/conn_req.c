@@ -33,7 +33,7 @@ struct rpma_conn_req {
 	bool passive;
 	struct rpma_cq *cq;
 	struct rpma_cq *rcq;              /* NULL when there is none */
-	bool rcq_of_srq;                  /* rcq is the SRQ's: not ours to delete */
+	bool rcq_borrowed;	/* rcq is an SRQ's or a shared one: not ours to delete */
 	struct ibv_comp_channel *channel; /* shared by cq and rcq, or NULL */
 	struct rpma_conn_private_data pdata; /* passive side: what the peer sent */
 	struct rpma_peer *peer;
@@ -47,9 +47,20 @@ static void req_keep_first(int *first, int ret)
 
 /* ---- the part both sides share: channel, CQs and the QP on id ---- */
 
-/* The receive CQ: the SRQ's when the cfg has an SRQ with one, else our own if asked for. */
+/*
+ * The receive CQ: the shared one the cfg names, else the SRQ's when the cfg
+ * has an SRQ with one, else our own if asked for.
+ */
 static int req_setup_rcq(struct rpma_conn_req *req, const struct rpma_conn_cfg *cfg)
 {
+	struct rpma_cq *shared = NULL;
+	(void)rpma_conn_cfg_get_shared_rcq(cfg, &shared);
+	if (shared != NULL) {
+		req->rcq = shared;
+		req->rcq_borrowed = true;
+		return 0;
+	}
+
 	struct rpma_srq *srq = NULL;
 	(void)rpma_conn_cfg_get_srq(cfg, &srq);
 	if (srq != NULL) {
@@ -57,7 +68,7 @@ static int req_setup_rcq(struct rpma_conn_req *req, const struct rpma_conn_cfg *
 		(void)rpma_srq_get_rcq(srq, &srq_rcq);
 		if (srq_rcq != NULL) {
 			req->rcq = srq_rcq;
-			req->rcq_of_srq = true;
+			req->rcq_borrowed = true;
 			return 0;
 		}
 	}
@@ -77,7 +88,7 @@ static int req_release_queues(struct rpma_conn_req *req)
 		rdma_destroy_qp(req->id);
 
 	int ret = 0;
-	if (!req->rcq_of_srq)
+	if (!req->rcq_borrowed)
 		ret = rpma_cq_delete(&req->rcq);
 	req_keep_first(&ret, rpma_cq_delete(&req->cq));
 
@@ -332,7 +343,7 @@ int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 		.id = req->id,
 		.cq = req->cq,
 		.rcq = req->rcq,
-		.rcq_of_srq = req->rcq_of_srq,
+		.rcq_borrowed = req->rcq_borrowed,
 		.channel = req->channel,
 	};
 	struct rpma_conn *conn = NULL;

@@ -6,6 +6,7 @@
  * the hot paths only test a flag.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -283,4 +284,18 @@ bool rpma_peer_refused_qp_ex(const struct rpma_peer *peer)
 bool rpma_peer_has_native_flush(const struct rpma_peer *peer)
 {
 	return peer->native_flush;
+}
+
+/* a CQ of the peer's device, for connections of any of its peers (librpma.h) */
+int rpma_shared_rcq_new(struct rpma_peer *peer, uint32_t size, struct rpma_cq **rcq_ptr)
+{
+	if (peer == NULL || rcq_ptr == NULL || size == 0 || size > INT_MAX)
+		return RPMA_E_INVAL;
+
+	return rpma_cq_new(rpma_peer_get_ibv_ctx(peer), (int)size, NULL, rcq_ptr);
+}
+
+int rpma_shared_rcq_delete(struct rpma_cq **rcq_ptr)
+{
+	return rpma_cq_delete(rcq_ptr);
 }

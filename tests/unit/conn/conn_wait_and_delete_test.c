@@ -192,7 +192,7 @@ void delete_keeps_the_srq_rcq(void **state)
 		rpma_srq_get_ibv_srq(srq), cfg), 0);
 	fx.parts.id = fx.id;
 	fx.parts.rcq = srq_rcq;
-	fx.parts.rcq_of_srq = true;
+	fx.parts.rcq_borrowed = true;
 	assert_int_equal(rpma_conn_new(fx.peer, &fx.parts, &fx.conn), 0);
 
 	unsigned destroyed = fake_calls("ibv_destroy_cq");

@@ -13,6 +13,7 @@
 
 #define POISON_CFG ((struct rpma_conn_cfg *)0x5a5a)
 #define POISON_SRQ ((struct rpma_srq *)0x7b7b)
+#define POISON_RCQ ((struct rpma_cq *)0x6c6c)
 
 /* The four queue sizes share one shape; each test walks this table. */
 struct u32_field {
@@ -70,6 +71,10 @@ static void expect_documented_defaults(const struct rpma_conn_cfg *cfg)
 	struct rpma_srq *srq = POISON_SRQ;
 	assert_int_equal(rpma_conn_cfg_get_srq(cfg, &srq), 0);
 	assert_null(srq);
+
+	struct rpma_cq *rcq = POISON_RCQ;
+	assert_int_equal(rpma_conn_cfg_get_shared_rcq(cfg, &rcq), 0);
+	assert_null(rcq);
 }
 
 static void new_has_documented_defaults(void **state)
@@ -107,6 +112,7 @@ static void configurations_are_independent(void **state)
 		assert_int_equal(u32_fields[i].set(cfg, 77), 0);
 	assert_int_equal(rpma_conn_cfg_set_compl_channel(cfg, true), 0);
 	assert_int_equal(rpma_conn_cfg_set_srq(cfg, POISON_SRQ), 0);
+	assert_int_equal(rpma_conn_cfg_set_shared_rcq(cfg, POISON_RCQ), 0);
 
 	expect_documented_defaults(other);
 	expect_documented_defaults(rpma_conn_cfg_default());
@@ -242,6 +248,28 @@ static void srq_invalid(void **state)
 	assert_int_equal(rpma_conn_cfg_get_srq(cfg, NULL), RPMA_E_INVAL);
 }
 
+static void shared_rcq_set_get(void **state)
+{
+	struct rpma_conn_cfg *cfg = *state;
+	struct rpma_cq *rcq = NULL;
+	assert_int_equal(rpma_conn_cfg_set_shared_rcq(cfg, POISON_RCQ), 0);
+	assert_int_equal(rpma_conn_cfg_get_shared_rcq(cfg, &rcq), 0);
+	assert_ptr_equal(rcq, POISON_RCQ);
+	assert_int_equal(rpma_conn_cfg_set_shared_rcq(cfg, NULL), 0);
+	assert_int_equal(rpma_conn_cfg_get_shared_rcq(cfg, &rcq), 0);
+	assert_null(rcq);
+}
+
+static void shared_rcq_invalid(void **state)
+{
+	struct rpma_conn_cfg *cfg = *state;
+	struct rpma_cq *rcq = POISON_RCQ;
+	assert_int_equal(rpma_conn_cfg_set_shared_rcq(NULL, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_cfg_get_shared_rcq(NULL, &rcq), RPMA_E_INVAL);
+	assert_ptr_equal(rcq, POISON_RCQ);
+	assert_int_equal(rpma_conn_cfg_get_shared_rcq(cfg, NULL), RPMA_E_INVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -260,6 +288,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(compl_channel_invalid, setup, teardown),
 		cmocka_unit_test_setup_teardown(srq_set_get, setup, teardown),
 		cmocka_unit_test_setup_teardown(srq_invalid, setup, teardown),
+		cmocka_unit_test_setup_teardown(shared_rcq_set_get, setup, teardown),
+		cmocka_unit_test_setup_teardown(shared_rcq_invalid, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -320,3 +320,34 @@ void connect_with_srq_keeps_its_rcq(void **state)
 	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 1);
 	assert_int_equal(rpma_srq_delete(&srq), 0);
 }
+
+/* a shared receive CQ (rpma-fio extension) is the connection's, over rcq_size= and an SRQ's, and stays */
+void connect_with_shared_rcq_leaves_it(void **state)
+{
+	(void)state;
+	struct rpma_cq *shared = NULL;
+	assert_int_equal(rpma_shared_rcq_new(fx.peer, 16, &shared), 0);
+	struct rpma_srq *srq = NULL;
+	assert_int_equal(rpma_srq_new(fx.peer, NULL, &srq), 0);
+	cfg_make(false, 5);
+	assert_int_equal(rpma_conn_cfg_set_srq(fx.cfg, srq), 0);
+	assert_int_equal(rpma_conn_cfg_set_shared_rcq(fx.cfg, shared), 0);
+
+	struct rpma_conn_req *req = NULL;
+	unsigned created = fake_calls("ibv_create_cq");
+	assert_int_equal(make_passive(&req), 0);
+	assert_int_equal(fake_calls("ibv_create_cq"), created + 1); /* its CQ only */
+	assert_ptr_equal(fake_last_qp_attr.recv_cq, rpma_cq_get_ibv_cq(shared));
+	struct rpma_conn *conn = NULL;
+	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
+	struct rpma_cq *rcq = NULL;
+	assert_int_equal(rpma_conn_get_rcq(conn, &rcq), 0);
+	assert_ptr_equal(rcq, shared);
+
+	unsigned destroyed = fake_calls("ibv_destroy_cq");
+	assert_int_equal(rpma_conn_delete(&conn), 0);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 1);
+	assert_int_equal(rpma_srq_delete(&srq), 0);
+	assert_int_equal(rpma_shared_rcq_delete(&shared), 0);
+	assert_int_equal(fake_calls("ibv_destroy_cq"), destroyed + 3);
+}

@@ -530,6 +530,7 @@ int main(void)
 		cmocka_unit_test_setup(connect_passive_ack_failure, conn_req_setup),
 		TEST(connect_out_of_memory),
 		TEST(connect_with_srq_keeps_its_rcq),
+		TEST(connect_with_shared_rcq_leaves_it),
 		TEST(recv_before_connecting),
 		TEST(recv_refuses_a_length_over_4_gib),
 		TEST_IWARP(recv_of_0_bytes_refused_on_iwarp),

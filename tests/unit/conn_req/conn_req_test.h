@@ -61,5 +61,6 @@ void connect_passive_provider_failures(void **state);
 void connect_passive_ack_failure(void **state);
 void connect_out_of_memory(void **state);
 void connect_with_srq_keeps_its_rcq(void **state);
+void connect_with_shared_rcq_leaves_it(void **state);
 
 #endif /* CONN_REQ_TEST_H */

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -368,6 +369,46 @@ static void get_completion_failed_and_unknown(void **state)
 	cq_delete_ok(&cq);
 }
 
+/* ---- rpma_shared_rcq_new / rpma_shared_rcq_delete (extension) ---- */
+
+static void shared_rcq_invalid_arguments(void **state)
+{
+	(void)state;
+	struct rpma_peer *peer = NULL;
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &peer), 0);
+	struct rpma_cq *rcq = (struct rpma_cq *)0x1;
+	assert_int_equal(rpma_shared_rcq_new(NULL, 8, &rcq), RPMA_E_INVAL);
+	assert_int_equal(rpma_shared_rcq_new(peer, 8, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_shared_rcq_new(peer, 0, &rcq), RPMA_E_INVAL);
+	assert_int_equal(rpma_shared_rcq_new(peer, (uint32_t)INT_MAX + 1, &rcq), RPMA_E_INVAL);
+	assert_ptr_equal(rcq, (struct rpma_cq *)0x1);
+	assert_int_equal(fake_calls("ibv_create_cq"), 0);
+	assert_int_equal(rpma_shared_rcq_delete(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
+/* a CQ of the peer's device with a channel of its own, armed; delete takes both */
+static void shared_rcq_new_delete(void **state)
+{
+	(void)state;
+	struct rpma_peer *peer = NULL;
+	assert_int_equal(rpma_peer_new(fake_ibv_context(), &peer), 0);
+	const int live = fake_live_objects();
+	struct rpma_cq *rcq = NULL;
+	assert_int_equal(rpma_shared_rcq_new(peer, 24, &rcq), 0);
+	struct ibv_cq *ibv_cq = rpma_cq_get_ibv_cq(rcq);
+	assert_int_equal(ibv_cq->cqe, 24);
+	assert_ptr_equal(ibv_cq->context, fake_ibv_context());
+	assert_non_null(ibv_cq->channel);
+	assert_int_equal(fake_calls("ibv_req_notify_cq"), 1);
+	assert_int_equal(fake_live_objects(), live + 2);
+	assert_int_equal(rpma_shared_rcq_delete(&rcq), 0);
+	assert_null(rcq);
+	assert_int_equal(fake_live_objects(), live);
+	assert_int_equal(rpma_shared_rcq_delete(&rcq), 0); /* NULL: nothing */
+	assert_int_equal(rpma_peer_delete(&peer), 0);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
@@ -388,6 +429,8 @@ int main(void)
 		T(get_completion_maps_opcodes),
 		T(get_completion_immediate_data),
 		T(get_completion_failed_and_unknown),
+		T(shared_rcq_invalid_arguments),
+		T(shared_rcq_new_delete),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
