@@ -539,12 +539,17 @@ gp_new_test() {
 
 # Start a GPSPM server (jobs/gpspm-server.fio with COMMON_VARS, PORT and the
 # variables in $1, then fio options in $2...) and wait until it listens. Sets GP_SPID.
+# The job file's ioengine= wins over fio's --ioengine (which the engine's options
+# among $2... need): a copy of the file names $ENGINE too (a control run of another
+# build must run that build's server).
 gp_start_server() {
 	local svars=$1
 	shift
+	sed "s|^ioengine=.*|ioengine=external:$ENGINE|" jobs/gpspm-server.fio \
+		>"$E2E_DIR/gpspm-server.fio"
 	# shellcheck disable=SC2086 # the variable list is meant to be split
 	timeout "$E2E_STEP_TIMEOUT" env "${COMMON_VARS[@]}" PORT="$E2E_PORT" $svars \
-		fio --ioengine=external:"$ENGINE" "$@" jobs/gpspm-server.fio \
+		fio --ioengine=external:"$ENGINE" "$@" "$E2E_DIR/gpspm-server.fio" \
 		>"$E2E_DIR/server.log" 2>&1 &
 	GP_SPID=$!
 	if ! e2e_wait_line "$E2E_DIR/server.log" 'listening on' "$E2E_READY_TIMEOUT"; then
