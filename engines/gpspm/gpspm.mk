@@ -60,5 +60,16 @@ $(HANDSHAKE_HOSTILE): tests/tools/handshake_hostile.c
 	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -D_GNU_SOURCE \
 		$(PROVIDER_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< $(LDLIBS_PROVIDER)
 
+# a hub's client reaching for another's bytes with its descriptor: the hub's e2e tests
+HUB_TRESPASS := $(BUILD)/tests/tools/hub-trespass
+
+$(HUB_TRESPASS): tests/tools/hub_trespass.c engines/common/workspace.c \
+		engines/common/workspace.h $(BUILD)/librpma.a
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -D_GNU_SOURCE -Ilibrpma/include \
+		-Iengines $(HARDEN_LDFLAGS) -o $@ $(filter %.c,$^) $(BUILD)/librpma.a \
+		$(LDLIBS_PROVIDER) -lpthread
+
 # the peers that break the protocol on purpose, for the e2e tests (make tools)
-tools: $(GPSPM_HOSTILE) $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER) $(HANDSHAKE_HOSTILE)
+tools: $(GPSPM_HOSTILE) $(GPSPM_HOSTILE_SERVER) $(APM_HOSTILE_SERVER) $(HANDSHAKE_HOSTILE) \
+	$(HUB_TRESPASS)

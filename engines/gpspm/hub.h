@@ -3,12 +3,16 @@
  * hub.h -- the GPSPM server of several clients from one thread
  * (clients_per_job=n above 1; server/hub.h has the hub itself): the
  * method's server init and serve. The job's n * size bytes, client k's the
- * k-th size of them; every client's requests land in one shared receive
- * queue of n * iodepth buffers (any client's request in any buffer; the
- * completion's QP number says whose) and are answered (requests.h) from
- * n * iodepth send buffers on the client's own connection. Each client is
- * told max_msg_num = iodepth, as by a one-client server. Each returns 0, or
- * -1 after rpmafio_fail(); gpspm_server_state_delete() is its cleanup too.
+ * k-th size of them, each client in a protection domain of its own
+ * (server/hub.h). Each client has its own mailbox (requests.h: iodepth
+ * receive and send buffers registered in its domain) and receive queue, its
+ * receives posted on its connection request; every client's receives complete
+ * on one receive CQ (the completion's QP number says whose, the work
+ * request's id which of its connections). Each turn answers every client's
+ * waiting requests (at most iodepth each: as many as it may have out), the
+ * client first in line changing from turn to turn. Each client is told
+ * max_msg_num = iodepth, as by a one-client server. Each returns 0, or -1
+ * after rpmafio_fail(); gpspm_server_state_delete() is its cleanup too.
  */
 #ifndef RPMAFIO_GPSPM_HUB_H
 #define RPMAFIO_GPSPM_HUB_H

@@ -25,15 +25,19 @@ int gpspm_server_state_new(struct rpmafio_server *s, unsigned clients)
 		return rpmafio_fail(&s->job, EINVAL, "iodepth=%u with clients_per_job=%u: %llu "
 			"message slots, more than the %u one job takes", n, clients,
 			(unsigned long long)n * clients, GPSPM_SERVER_BUFS_MAX);
-	n *= clients;
 	struct gpspm_server *g = calloc(1, sizeof(*g));
-	if (g == NULL)
-		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u message slots", n);
+	if (g == NULL || (g->box = calloc(clients, sizeof(*g->box))) == NULL) {
+		free(g);
+		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u clients' messages", clients);
+	}
 	s->priv = g;
-	if (gpspm_server_slots_new(n, &g->slots) ||
-			(clients > 1 && (g->from = calloc(n, sizeof(*g->from))) == NULL))
-		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u message slots", n);
-	g->bufs.nslots = n;
+	g->nbox = clients;
+	for (unsigned c = 0; c < clients; c++) {
+		if (gpspm_server_slots_new(n, &g->box[c].slots))
+			return rpmafio_fail(&s->job, ENOMEM, "no memory for %u message slots", n);
+		g->box[c].bufs.nslots = n;
+		g->box[c].bufs.recv_first = 0;
+	}
 	/* libpmem2 knows how: cache flushes for PMem, msync for a page-granular file */
 	g->persist = s->mem.map ? pmem2_get_persist_fn(s->mem.map) : NULL;
 	return 0;
@@ -44,12 +48,13 @@ void gpspm_server_state_delete(struct rpmafio_server *s)
 	struct gpspm_server *g = s->priv;
 	if (g == NULL)
 		return;
-	/* (the connections are gone: no queue pair uses the shared receive queue) */
-	if (g->srq)
-		(void) rpma_srq_delete(&g->srq);
-	gpspm_msg_bufs_delete(&s->job, &g->bufs);
-	gpspm_server_slots_delete(&g->slots);
-	free(g->from);
+	/* (the connections are gone: no queue pair completes on the receive CQ) */
+	(void) rpma_shared_rcq_delete(&g->rcq);
+	for (unsigned c = 0; c < g->nbox; c++) {
+		gpspm_msg_bufs_delete(&s->job, &g->box[c].bufs);
+		gpspm_server_slots_delete(&g->box[c].slots);
+	}
+	free(g->box);
 	free(g);
 	s->priv = NULL;
 }
@@ -93,15 +98,12 @@ static bool persist_request(struct rpmafio_server *s, const struct gpspm_server 
 	return true;
 }
 
-int gpspm_recv_again(struct rpmafio_server *s, const struct gpspm_server *g,
-		struct rpma_conn *conn, uint32_t k)
+int gpspm_recv_again(struct rpmafio_server *s, const struct gpspm_requester *who, uint32_t k)
 {
+	const struct gpspm_msg_bufs *b = &who->box->bufs;
 	char buf[128];
-	int ret = g->srq ?
-		rpma_srq_recv(g->srq, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
-			gpspm_wr_id(GPSPM_WR_RECV, k)) :
-		rpma_recv(conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
-			gpspm_wr_id(GPSPM_WR_RECV, k));
+	int ret = rpma_recv(who->conn, b->mr, gpspm_recv_off(b, k), GPSPM_MSG_MAX,
+		gpspm_wr_id_gen(GPSPM_WR_RECV, who->gen, k));
 	if (ret)
 		return rpmafio_fail(&s->job, EIO, "cannot post a receive again: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
@@ -112,13 +114,14 @@ enum gpspm_request_result gpspm_request_serve(struct rpmafio_server *s, struct g
 		const struct gpspm_requester *who, uint32_t k, uint32_t len, uint32_t out)
 {
 	struct rpmafio_job *job = &s->job;
+	const struct gpspm_msg_bufs *b = &who->box->bufs;
 	struct gpspm_req req;
 	struct gpspm_ranges rg;	/* a request of our client's: the batch's ranges */
 	char why[160], buf[128];
 	size_t size = 0;
 	int ret;
 
-	switch (gpspm_req_check((char *)g->bufs.mem.ptr + gpspm_recv_off(&g->bufs, k), len,
+	switch (gpspm_req_check((char *)b->mem.ptr + gpspm_recv_off(b, k), len,
 			who->size, &req, &rg, why, sizeof(why))) {
 	case GPSPM_REQ_FLUSH:
 		break;
@@ -142,14 +145,14 @@ enum gpspm_request_result gpspm_request_serve(struct rpmafio_server *s, struct g
 	(*who->served)++;
 	*who->bytes += gpspm_req_bytes(&req, &rg);
 
-	if (gpspm_recv_again(s, g, who->conn, k))
+	if (gpspm_recv_again(s, who, k))
 		return GPSPM_REQUEST_FAILED;
 	struct gpspm_resp resp = {req.op_context};
-	if (gpspm_resp_encode(&resp, gpspm_send_buf(&g->bufs, out), GPSPM_MSG_MAX, &size)) {
+	if (gpspm_resp_encode(&resp, gpspm_send_buf(b, out), GPSPM_MSG_MAX, &size)) {
 		rpmafio_fail(job, EIO, "cannot encode a flush response");
 		return GPSPM_REQUEST_FAILED;
 	}
-	if ((ret = rpma_send(who->conn, g->bufs.mr, gpspm_send_off(&g->bufs, out), size,
+	if ((ret = rpma_send(who->conn, b->mr, gpspm_send_off(b, out), size,
 			RPMA_F_COMPLETION_ALWAYS, gpspm_wr_id(GPSPM_WR_SEND, out)))) {
 		rpmafio_fail(job, EIO, "cannot send a flush response to %s: %s", who->name,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));

@@ -20,20 +20,32 @@
 #include "server/server.h"
 #include "server_slots.h"
 
+/*
+ * one client's messages: iodepth receive and send buffers, registered in the
+ * peer of its connection (the hub's clients: each its own), and which of
+ * them hold a request waiting or a response in flight
+ */
+struct gpspm_mailbox {
+	struct gpspm_msg_bufs bufs;	/* receive buffers first */
+	struct gpspm_server_slots *slots;
+};
+
 /* the GPSPM server's state (s->priv), of one client or of the hub's */
 struct gpspm_server {
-	struct gpspm_msg_bufs bufs;	/* receive buffers first */
-	struct gpspm_server_slots *slots; /* requests waiting, send buffers free */
+	struct gpspm_mailbox *box;	/* per client (the one-client server: box[0]) */
+	unsigned nbox;
 	pmem2_persist_fn persist; /* NULL for DRAM */
 	uint64_t served, bytes;
 	bool last;		/* the client sent its last message */
-	/* several clients (server/hub.h): every receive in one shared queue */
-	struct rpma_srq *srq;
-	unsigned *from;		/* per receive buffer: the client whose request it holds */
+	/* several clients (server/hub.h): every client's receives complete here */
+	struct rpma_cq *rcq;
+	unsigned first;		/* the client answered first in the hub's next turn */
 };
 
 /* whom a request came from: where its range lies, where its answer goes */
 struct gpspm_requester {
+	struct gpspm_mailbox *box;	/* its messages */
+	uint32_t gen;		/* its connection's number (the hub's; else 0) */
 	struct rpma_conn *conn;
 	char *base;		/* its bytes of the server's memory */
 	uint64_t size;
@@ -53,21 +65,21 @@ enum gpspm_request_result {
 
 /*
  * The state of a server of `clients` clients (s->priv), after
- * rpmafio_server_map(): iodepth receive and send buffers per client (their
- * region is the caller's to register: gpspm_msg_bufs_new()).
+ * rpmafio_server_map(): a mailbox of iodepth receive and send buffers per
+ * client (each the caller's to map and register in its client's peer:
+ * gpspm_msg_bufs_new()).
  */
 int gpspm_server_state_new(struct rpmafio_server *s, unsigned clients);
 
-/* Once the connections are gone: the shared receive queue, the buffers, the state. */
+/* Once the connections are gone: the receive CQ, the buffers, the state. */
 void gpspm_server_state_delete(struct rpmafio_server *s);
 
-/* Receive buffer k back to conn's receive queue, or to the shared one (g->srq). */
-int gpspm_recv_again(struct rpmafio_server *s, const struct gpspm_server *g,
-	struct rpma_conn *conn, uint32_t k);
+/* who's receive buffer k back to its connection's receive queue. */
+int gpspm_recv_again(struct rpmafio_server *s, const struct gpspm_requester *who, uint32_t k);
 
 /*
- * Serve the request in receive buffer k (len bytes) from who, its response
- * to go in send buffer out: validate, persist, receive again, answer.
+ * Serve the request in who's receive buffer k (len bytes), its response to go
+ * in who's send buffer out: validate, persist, receive again, answer.
  */
 enum gpspm_request_result gpspm_request_serve(struct rpmafio_server *s, struct gpspm_server *g,
 	const struct gpspm_requester *who, uint32_t k, uint32_t len, uint32_t out);

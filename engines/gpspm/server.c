@@ -11,15 +11,15 @@
 /* a receive in every slot, on the request: posted before the client can send */
 static int post_receives(struct rpmafio_server *s, struct rpma_conn_req *req)
 {
-	struct gpspm_server *g = s->priv;
+	const struct gpspm_msg_bufs *b = &((struct gpspm_server *)s->priv)->box[0].bufs;
 	char buf[128];
 	int ret;
 
-	for (uint32_t k = 0; k < g->bufs.nslots; k++)
-		if ((ret = rpma_conn_req_recv(req, g->bufs.mr, gpspm_recv_off(&g->bufs, k),
-				GPSPM_MSG_MAX, gpspm_wr_id(GPSPM_WR_RECV, k))))
+	for (uint32_t k = 0; k < b->nslots; k++)
+		if ((ret = rpma_conn_req_recv(req, b->mr, gpspm_recv_off(b, k), GPSPM_MSG_MAX,
+				gpspm_wr_id(GPSPM_WR_RECV, k))))
 			return rpmafio_fail(&s->job, EIO, "cannot post receive %u of %u: %s", k + 1,
-				g->bufs.nslots, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+				b->nslots, rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	return 0;
 }
 
@@ -36,11 +36,11 @@ int gpspm_server_init(struct rpmafio_server *s)
 	 * a response per request in the SQ, a receive per slot, a completion for
 	 * each; one more in the SQ and CQ for the keepalive probe (server/keepalive.h)
 	 */
-	const uint32_t n = g->bufs.nslots;
+	const uint32_t n = g->box[0].bufs.nslots;
 	struct rpmafio_queues q = {.sq = n + 1, .rq = n, .cq = 2 * n + 1};
-	g->bufs.recv_first = 0;
 	if (rpmafio_server_register(s, usage, (uint16_t)n) ||
-			gpspm_msg_bufs_new(&s->job, s->peer, &g->bufs) || rpmafio_server_listen(s) ||
+			gpspm_msg_bufs_new(&s->job, s->peer, &g->box[0].bufs) ||
+			rpmafio_server_listen(s) ||
 			rpmafio_server_next_request(s, &q, &req))
 		return -1;
 	if (post_receives(s, req)) {
@@ -92,9 +92,10 @@ static enum server_wc on_wc(struct rpmafio_server *s, struct gpspm_server *g,
 		return SERVER_WC_REFUSED;
 	}
 	if (tag == GPSPM_WR_SEND && wc->opcode == IBV_WC_SEND &&
-			gpspm_server_slots_sent(g->slots, k) == 0)
+			gpspm_server_slots_sent(g->box[0].slots, k) == 0)
 		return SERVER_WC_TAKEN;
-	if (tag == GPSPM_WR_RECV && gpspm_server_slots_received(g->slots, k, wc->byte_len) == 0)
+	if (tag == GPSPM_WR_RECV &&
+			gpspm_server_slots_received(g->box[0].slots, k, wc->byte_len) == 0)
 		return SERVER_WC_TAKEN;
 	rpmafio_fail(&s->job, EIO, "a completion for no message (opcode %d, wr_id 0x%llx)",
 		(int)wc->opcode, (unsigned long long)wc->wr_id);
@@ -120,10 +121,10 @@ static enum rpmafio_poll_step serve_messages(struct rpmafio_server *s, const str
 			return RPMAFIO_POLL_FAILED;
 		}
 	}
-	const struct gpspm_requester client = {s->conn, s->mem.ptr, s->mem.size, "the client",
-		&g->served, &g->bytes};
+	const struct gpspm_requester client = {&g->box[0], 0, s->conn, s->mem.ptr, s->mem.size,
+		"the client", &g->served, &g->bytes};
 	/* (the last message keeps the send buffer it was given: serving ends there) */
-	while (!g->last && gpspm_server_slots_next(g->slots, &k, &len, &out)) {
+	while (!g->last && gpspm_server_slots_next(g->box[0].slots, &k, &len, &out)) {
 		switch (gpspm_request_serve(s, g, &client, k, len, out)) {
 		case GPSPM_REQUEST_ANSWERED:
 			break;

@@ -49,6 +49,9 @@ static bool hub_release(struct rpmafio_hub **hp)
 	if (!all)
 		return false;
 	hub_disconnect(h); /* (closes the epoll set if nothing did) */
+	/* (the method deregistered its own buffers of each peer in its cleanup) */
+	for (unsigned k = 0; k < h->n; k++)
+		(void) rpma_peer_delete(&h->clients[k].peer);
 	free(h->clients);
 	free(h);
 	*hp = NULL;
@@ -98,8 +101,13 @@ int rpmafio_hub_register(struct rpmafio_server *s, int usage, uint16_t max_msg_n
 		return -1;
 	for (unsigned k = 0; k < h->n; k++) {
 		struct rpmafio_hub_client *c = &h->clients[k];
-		if (rpmafio_server_register_range(s, c->base, h->part, usage, max_msg_num, &c->mr,
-				c->ws_bytes))
+		char buf[128];
+		int ret = rpma_peer_new(s->dev, &c->peer);
+		if (ret)
+			return rpmafio_fail(&s->job, ENODEV, "the protection domain of client %u: "
+				"rpma_peer_new: %s", k + 1, rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		if (rpmafio_server_register_range(s, c->peer, c->base, h->part, usage, max_msg_num,
+				&c->mr, c->ws_bytes))
 			return -1;
 	}
 	return 0;
@@ -114,7 +122,7 @@ int rpmafio_hub_listen(struct rpmafio_server *s)
 
 	for (unsigned k = 0; k < h->n; k++) {
 		struct rpmafio_hub_client *c = &h->clients[k];
-		if ((ret = rpma_ep_listen(s->peer, job->o->serverip, c->port, &c->ep)))
+		if ((ret = rpma_ep_listen(c->peer, job->o->serverip, c->port, &c->ep)))
 			return rpmafio_fail(job, EADDRINUSE, "cannot listen on %s:%s (client %u of "
 				"%u): %s", job->o->serverip, c->port, k + 1, h->n,
 				rpmafio_rpma_err(ret, buf, sizeof(buf)));
@@ -142,14 +150,17 @@ static void set_pace(struct rpmafio_server *s)
 }
 
 int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
-		struct rpma_srq *srq)
+		struct rpma_cq *rcq, const struct rpmafio_hub_ops *ops)
 {
 	struct rpmafio_job *job = &s->job;
 	struct rpmafio_hub *h = s->hub;
 	char buf[128];
 	int ret;
 
-	if ((ret = rpmafio_queues_cfg(q, &h->cfg)) || (ret = rpma_conn_cfg_set_srq(h->cfg, srq)))
+	h->rcq = rcq;
+	h->ops = ops;
+	if ((ret = rpmafio_queues_cfg(q, &h->cfg)) ||
+			(ret = rpma_conn_cfg_set_shared_rcq(h->cfg, rcq)))
 		return rpmafio_fail(job, EINVAL, "queue sizes for iodepth=%u: %s", job->iodepth,
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	for (unsigned k = 0; k < h->n; k++)
@@ -158,13 +169,14 @@ int rpmafio_hub_open(struct rpmafio_server *s, const struct rpmafio_queues *q,
 	return 0;
 }
 
-struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_server *s, const struct ibv_wc *wc)
+struct rpmafio_hub_client *rpmafio_hub_sender(struct rpmafio_server *s, const struct ibv_wc *wc,
+		uint32_t gen)
 {
 	struct rpmafio_hub *h = s->hub;
 
 	for (unsigned k = 0; k < h->n; k++) {
 		struct rpmafio_hub_client *c = &h->clients[k];
-		if (c->conn == NULL || c->qp_num != wc->qp_num)
+		if (c->conn == NULL || c->qp_num != wc->qp_num || c->gen != gen)
 			continue;
 		/* it sent: its connection is up, whether its ESTABLISHED has come or not */
 		if (c->state == RPMAFIO_HUB_CONNECTING) {
@@ -227,7 +239,7 @@ void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_clie
 /* what a serving hub looks at */
 struct serving {
 	struct rpmafio_server *s;
-	const struct rpmafio_hub_ops *ops;
+	const struct rpmafio_hub_ops *ops;	/* the hub's */
 };
 
 /* every completion of c's CQ: its sends (the method's) and probes (ours) */
@@ -431,17 +443,17 @@ static const struct rpmafio_poll_ops serving_ops = {
 	.error = serving_error,
 };
 
-int rpmafio_hub_serve(struct rpmafio_server *s, struct rpma_cq *rcq,
-		const struct rpmafio_hub_ops *ops)
+int rpmafio_hub_serve(struct rpmafio_server *s)
 {
-	struct serving sv = {.s = s, .ops = ops};
+	struct rpmafio_hub *h = s->hub;
+	struct serving sv = {.s = s, .ops = h->ops};
 	char buf[128];
 	int ret, rcq_fd = -1;
 
-	if ((ret = rpma_cq_get_fd(rcq, &rcq_fd)))
-		return rpmafio_fail(&s->job, EIO, "the shared receive CQ: %s",
+	if ((ret = rpma_cq_get_fd(h->rcq, &rcq_fd)))
+		return rpmafio_fail(&s->job, EIO, "the receive CQ: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	rpmafio_poll_init_fd(&s->poll, s->hub->epoll_fd, rcq, rcq_fd,
+	rpmafio_poll_init_fd(&s->poll, h->epoll_fd, h->rcq, rcq_fd,
 		(enum rpmafio_poll_mode)s->job.o->busy_wait_polling);
 	set_pace(s);
 	enum rpmafio_poll_step r = rpmafio_poll_run(&s->poll, &serving_ops, &sv);

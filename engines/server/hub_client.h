@@ -11,8 +11,14 @@
 #include <librpma.h>
 
 #include "common/access.h"
+#include "common/poll.h"
 #include "common/workspace.h"
 #include "keepalive.h"
+
+struct rpmafio_server;
+
+/* a connection's number fits in 30 bits: the method's work request ids carry it */
+#define RPMAFIO_HUB_GEN_MASK 0x3fffffffu
 
 enum rpmafio_hub_client_state {
 	RPMAFIO_HUB_WAITING,	/* not connected yet: its port listens */
@@ -26,10 +32,17 @@ struct rpmafio_hub_client {
 	unsigned k;		/* 0-based within the job */
 	char port[8];
 	char addr[RPMAFIO_ADDR_STR_LEN]; /* where it connected from */
+	/*
+	 * its own protection domain: an rkey is checked against the PD of the
+	 * queue pair it comes on, so no other client's can reach its bytes
+	 */
+	struct rpma_peer *peer;
+	uint32_t gen;		/* its connections so far (mod RPMAFIO_HUB_GEN_MASK + 1): the
+				 * method tells an earlier one's work apart */
 	struct rpma_ep *ep;	/* until it connected */
 	int ep_fd;		/* ... its connection requests (in the epoll set) */
 	struct rpma_conn *conn;
-	struct rpma_cq *cq;	/* its sends and probes */
+	struct rpma_cq *cq;	/* its sends and probes (its receives: the hub's rcq) */
 	uint32_t qp_num;
 	int ev_fd;
 	struct rpma_mr_local *mr; /* its bytes of the job's memory */
@@ -42,12 +55,36 @@ struct rpmafio_hub_client {
 	uint64_t served, bytes;	/* the method's count of its requests */
 };
 
+/* What a serving method does with its clients (each step returns a poll step). */
+struct rpmafio_hub_ops {
+	/*
+	 * Before client c's connection request is accepted: post its receives on
+	 * req, their work requests telling c->gen. 0, or a librpma error code
+	 * (the request is refused and the port listens on; the job goes on).
+	 */
+	int (*accepting)(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		struct rpma_conn_req *req);
+	/* n (>= 1) completions of the receive CQ */
+	enum rpmafio_poll_step (*recv_wc)(struct rpmafio_server *s, const struct ibv_wc *wc, int n);
+	/* a completion of one of client c's work requests (not a keepalive probe) */
+	enum rpmafio_poll_step (*send_wc)(struct rpmafio_server *s, struct rpmafio_hub_client *c,
+		const struct ibv_wc *wc);
+	/*
+	 * Do requests wait for a send buffer? Then some send in flight is for a
+	 * response its client has already received (each client has at most
+	 * its depth outstanding): the hub polls the clients' CQs until it is not.
+	 */
+	bool (*waiting)(const struct rpmafio_server *s);
+};
+
 struct rpmafio_hub {
 	unsigned n;
 	size_t part;		/* bytes of each client */
 	unsigned gone;		/* clients in RPMAFIO_HUB_GONE */
 	int epoll_fd;		/* the clients' ports and connections */
 	struct rpma_conn_cfg *cfg; /* of the clients' connections */
+	struct rpma_cq *rcq;	/* every client's receives (the method's) */
+	const struct rpmafio_hub_ops *ops;
 	struct rpmafio_hub_client *clients;
 };
 

@@ -71,6 +71,17 @@ enum hub_door_step hub_door_request(struct rpmafio_server *s, struct rpmafio_hub
 	}
 	if (rpma_conn_req_get_peer_addr(req, &addr) == 0)
 		rpmafio_addr_str(&addr, c->addr, sizeof(c->addr));
+	c->gen = (c->gen + 1) & RPMAFIO_HUB_GEN_MASK;
+	const struct rpmafio_hub_ops *ops = s->hub->ops;
+	if (ops && ops->accepting && (ret = ops->accepting(s, c, req))) {
+		char buf[128];
+		rpmafio_note(&s->job, "refused the connection of client %u (%s, port %s): cannot "
+			"post its receives: %s; its port listens on", c->k + 1, c->addr, c->port,
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		c->addr[0] = '\0';
+		(void) rpma_conn_req_delete(&req); /* rejects it */
+		return HUB_DOOR_WAIT;
+	}
 	struct rpma_conn_private_data pdata = {c->ws_bytes, RPMAFIO_WS_SIZE};
 	return hub_door_accepted(s, c, rpma_conn_req_connect(&req, &pdata, &c->conn));
 }

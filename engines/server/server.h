@@ -49,6 +49,7 @@ struct rpmafio_server {
 	struct rpmafio_job job;	/* first: a server is a job */
 	struct rpmafio_mem mem;
 	struct rpmafio_region_lock *lock; /* the job's bytes of its path (NULL: DRAM) */
+	struct ibv_context *dev;	/* serverip's device */
 	struct rpma_peer *peer;
 	struct rpma_mr_local *mr;
 	struct rpma_ep *ep;
@@ -91,12 +92,14 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 
 /*
  * The two halves of rpmafio_server_register(), for a job with several
- * clients (hub.h): the peer of serverip's device, then a range of the
- * job's memory registered on its own and its workspace encoded into ws_bytes.
+ * clients (hub.h): serverip's device (s->dev) and its peer, then a range of
+ * the job's memory registered through peer (the job's or a client's own) and
+ * its workspace encoded into ws_bytes.
  */
 int rpmafio_server_open_peer(struct rpmafio_server *s);
-int rpmafio_server_register_range(struct rpmafio_server *s, char *ptr, size_t len, int usage,
-	uint16_t max_msg_num, struct rpma_mr_local **mr, uint8_t ws_bytes[RPMAFIO_WS_SIZE]);
+int rpmafio_server_register_range(struct rpmafio_server *s, struct rpma_peer *peer, char *ptr,
+	size_t len, int usage, uint16_t max_msg_num, struct rpma_mr_local **mr,
+	uint8_t ws_bytes[RPMAFIO_WS_SIZE]);
 
 /*
  * May this request's client connect (allow_clients= and secret_file=)? A

@@ -98,28 +98,28 @@ int rpmafio_server_open_peer(struct rpmafio_server *s)
 {
 	struct rpmafio_job *job = &s->job;
 	const char *addr = job->o->serverip;
-	struct ibv_context *dev = NULL;
 	char buf[128];
 	int ret;
 
-	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev)))
+	if ((ret = rpma_utils_get_ibv_context(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL, &s->dev)))
 		return rpmafio_fail(job, EADDRNOTAVAIL, "serverip=%s: no local RDMA device has "
 			"this address: %s", addr, rpmafio_rpma_err(ret, buf, sizeof(buf)));
-	if ((ret = rpma_peer_new(dev, &s->peer)))
+	if ((ret = rpma_peer_new(s->dev, &s->peer)))
 		return rpmafio_fail(job, ENODEV, "rpma_peer_new: %s",
 			rpmafio_rpma_err(ret, buf, sizeof(buf)));
 	return 0;
 }
 
-int rpmafio_server_register_range(struct rpmafio_server *s, char *ptr, size_t len, int usage,
-		uint16_t max_msg_num, struct rpma_mr_local **mr, uint8_t ws_bytes[RPMAFIO_WS_SIZE])
+int rpmafio_server_register_range(struct rpmafio_server *s, struct rpma_peer *peer, char *ptr,
+		size_t len, int usage, uint16_t max_msg_num, struct rpma_mr_local **mr,
+		uint8_t ws_bytes[RPMAFIO_WS_SIZE])
 {
 	struct rpmafio_job *job = &s->job;
 	size_t desc_size = 0;
 	char buf[128];
 	int ret;
 
-	if ((ret = rpma_mr_reg(s->peer, ptr, len, usage, mr))) {
+	if ((ret = rpma_mr_reg(peer, ptr, len, usage, mr))) {
 		char hint[160];
 		(void)rpmafio_memlock_hint(errno, hint, sizeof(hint));
 		return rpmafio_fail(job, EIO, "cannot register the %s memory (%zu bytes) for "
@@ -157,8 +157,8 @@ int rpmafio_server_register(struct rpmafio_server *s, int usage, uint16_t max_ms
 {
 	if (rpmafio_server_open_peer(s))
 		return -1;
-	return rpmafio_server_register_range(s, s->mem.ptr, s->mem.size, usage, max_msg_num,
-		&s->mr, s->ws_bytes);
+	return rpmafio_server_register_range(s, s->peer, s->mem.ptr, s->mem.size, usage,
+		max_msg_num, &s->mr, s->ws_bytes);
 }
 
 int rpmafio_server_listen(struct rpmafio_server *s)

@@ -14,7 +14,9 @@
 #     adaptively);
 #   - a client that never finishes its handshake (build/tests/tools/handshake-hostile:
 #     stalled, or killed in it) dropped while the others are served, its port
-#     served next.
+#     served next;
+#   - an admitted client reading and writing another's part with that one's rkey and
+#     address (build/tests/tools/hub-trespass): refused by the device, the bytes kept.
 #
 # GPSPM_ONLY=REGEX runs only the tests whose name matches (e.g. GPSPM_ONLY=handshake).
 # Runs are short (RUNTIME=1s); servers sleep on their completion channel unless a test
@@ -27,6 +29,7 @@ e2e_in_vm
 ENGINE=${E2E_GPSPM_ENGINE:-build/librpma_gpspm.so}
 HOSTILE=build/tests/tools/gpspm-hostile
 HANDSHAKE_HOSTILE=build/tests/tools/handshake-hostile
+TRESPASS=build/tests/tools/hub-trespass
 COMMON_VARS=("SERVER_IP=$A" RUNTIME=1s RAMP=0 SERVER_BUSY_WAIT=0)
 # (ports of its own, four a test from 8004: engines_gpspm.sh's stay below 7900,
 # hostile.sh's start at 8100)
@@ -213,10 +216,54 @@ gp_hub_handshake() {
 	return 0
 }
 
+# gp_hub_trespass: a server job for three clients from one thread, each in a
+# protection domain of its own; build/tests/tools/hub-trespass connects as all three:
+# the victim (first port) writes 4096 bytes of 0x5c over the start of its part and
+# reads them back; with the victim's descriptor (its real rkey and address) the
+# reader's RDMA read and the writer's RDMA write (0xee) on their own connections are
+# refused by the device (a remote access error), and the victim finds its bytes as it
+# wrote them. The server file says the same (0x5c there, no 0xee in the victim's
+# part), and the server exits 0, having dropped the two whose connections broke.
+gp_hub_trespass() {
+	local name=gpspm-hub-trespass status=0 trc=0 src=0
+	gp_want "$name" || return 0
+	gp_new_test "$name"
+	local file=/tmp/rpma-fio-e2e-gpspm-hub-trespass
+	truncate -s 6m "$file"
+	if gp_start_server "SERVER_MEM=$file SERVER_SIZE=2m CLIENTS_PER_JOB=3"; then
+		timeout "$E2E_STEP_TIMEOUT" "$TRESPASS" "$A" "$E2E_PORT" "$((E2E_PORT + 1))" \
+			"$((E2E_PORT + 2))" >"$E2E_DIR/client-trespass.log" 2>&1 || trc=$?
+		wait "$GP_SPID" || src=$?
+		[ "$trc" -eq 0 ] || { echo "  hub-trespass exited with $trc" >>"$E2E_DIR/why"; status=1; }
+		[ "$src" -eq 0 ] || { echo "  the server exited with $src, expected 0" >>"$E2E_DIR/why"; status=1; }
+		local line
+		for line in "victim: wrote and read back its 4096 bytes" \
+				"reader: an RDMA read of the victim's bytes: remote access error" \
+				"writer: an RDMA write over the victim's bytes: remote access error" \
+				"victim: its bytes read again: as it wrote them"; do
+			grep -Fxq "$line" "$E2E_DIR/client-trespass.log" ||
+				{ echo "  hub-trespass did not say: $line" >>"$E2E_DIR/why"; status=1; }
+		done
+		[ "$(head -c 4096 "$file" | tr -d '\134' | wc -c)" -eq 0 ] ||
+			{ echo "  the victim's first 4096 bytes in the server file are not its 0x5c" >>"$E2E_DIR/why"; status=1; }
+		if head -c 2097152 "$file" | LC_ALL=C grep -q $'\xee'; then
+			echo "  the writer's 0xee bytes are in the victim's part of the server file" >>"$E2E_DIR/why"
+			status=1
+		fi
+	else
+		status=1
+	fi
+	rm -f "$file"
+	e2e_result "$name" "$status"
+	e2e_show_logs_if "$status"
+	return 0
+}
+
 gp_hub sleeping 'SERVER_BUSY_WAIT=0'
 gp_hub busy 'SERVER_BUSY_WAIT=1'
 gp_hub_hostile beyond valid beyond
 gp_hub_handshake stall
 gp_hub_handshake killed
+gp_hub_trespass
 
 e2e_summary
