@@ -33,9 +33,10 @@
  * serves until the client sends its last message or goes.
  *
  * Hub (gpspm/hub.c: clients_per_job above 1, server/hub.h). One server job
- * serves its n clients from one thread, each on its own port and bytes:
- * their requests land in one shared receive queue of n * iodepth receives
- * and are served as above, each answered on its client's connection. A
+ * serves its n clients from one thread, each on its own port and bytes, in
+ * a protection domain of its own: each client's requests land in its own
+ * receive queue (all completing on one CQ) and are served as above, a
+ * request per client in turn, each answered on its client's connection. A
  * client that breaks the protocol is cut off; the others are served on.
  *
  * Client (gpspm/client.c). Connect with room for a SEND per batch and a

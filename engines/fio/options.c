@@ -202,8 +202,8 @@ struct fio_option rpmafio_options[] = {
 		.minval = 1,
 		.maxval = RPMAFIO_CLIENTS_PER_JOB_MAX,
 		.help = "GPSPM server: one job (one thread) serves this many clients, as as many "
-			"jobs would (the same ports and bytes of filename=), their requests through "
-			"one shared receive queue",
+			"jobs would (the same ports and bytes of filename=), each client in a "
+			"protection domain of its own",
 		.category = FIO_OPT_C_ENGINE,
 		.group = RPMAFIO_OPT_GROUP,
 	},

@@ -55,57 +55,43 @@ static int accepting(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 	return ret;
 }
 
-/* answer client c's waiting requests a send buffer is free for; its fault cuts it off */
-static enum rpmafio_poll_step answer_client(struct rpmafio_server *s, struct gpspm_server *g,
-		struct rpmafio_hub_client *c)
+/*
+ * Answer client c's oldest waiting request, if a send buffer of its own is
+ * free for it (*took: there was one); a fault of c's cuts it off.
+ */
+static enum rpmafio_poll_step answer_one(struct rpmafio_server *s, struct gpspm_server *g,
+		struct rpmafio_hub_client *c, bool *took)
 {
 	struct gpspm_server_slots *slots = g->box[c->k].slots;
 	char name[RPMAFIO_ADDR_STR_LEN + 48];
 	uint32_t k, len, out;
 
-	while (gpspm_server_slots_next(slots, &k, &len, &out)) {
-		enum gpspm_request_result r = GPSPM_REQUEST_REFUSED;
-		if (c->state == RPMAFIO_HUB_SERVING) {
-			const struct gpspm_requester who = requester_of(g, c, s->hub->part, name,
-				sizeof(name));
-			r = gpspm_request_serve(s, g, &who, k, len, out);
-		}
-		switch (r) {
-		case GPSPM_REQUEST_ANSWERED:
-			continue;
-		case GPSPM_REQUEST_STOPPED:
-			return RPMAFIO_POLL_DONE;
-		case GPSPM_REQUEST_FAILED:
-			return RPMAFIO_POLL_FAILED;
-		case GPSPM_REQUEST_LAST:
-			rpmafio_hub_client_done(c);
-			break;
-		case GPSPM_REQUEST_UNSENT:
-		case GPSPM_REQUEST_REFUSED: /* (or its client has gone: nothing to answer) */
-		default:
-			rpmafio_hub_cut_off(s, c);
-			break;
-		}
-		/* the send buffer was not used (nor is the receive buffer again: no more comes) */
-		(void) gpspm_server_slots_sent(slots, out);
+	if (!(*took = gpspm_server_slots_next(slots, &k, &len, &out)))
+		return RPMAFIO_POLL_GO_ON;
+	enum gpspm_request_result r = GPSPM_REQUEST_REFUSED;
+	if (c->state == RPMAFIO_HUB_SERVING) {
+		const struct gpspm_requester who = requester_of(g, c, s->hub->part, name,
+			sizeof(name));
+		r = gpspm_request_serve(s, g, &who, k, len, out);
 	}
-	return RPMAFIO_POLL_GO_ON;
-}
-
-/*
- * Every client's waiting requests, a client at a time, the first of the turn
- * the next one each time: one client's requests (at most iodepth waiting)
- * never keep another's waiting for more than a turn.
- */
-static enum rpmafio_poll_step answer(struct rpmafio_server *s, struct gpspm_server *g)
-{
-	const unsigned n = s->hub->n;
-	enum rpmafio_poll_step r;
-
-	for (unsigned i = 0, k = g->first; i < n; i++, k = k + 1 < n ? k + 1 : 0)
-		if ((r = answer_client(s, g, &s->hub->clients[k])))
-			return r;
-	g->first = g->first + 1 < n ? g->first + 1 : 0;
+	switch (r) {
+	case GPSPM_REQUEST_ANSWERED:
+		return RPMAFIO_POLL_GO_ON;
+	case GPSPM_REQUEST_STOPPED:
+		return RPMAFIO_POLL_DONE;
+	case GPSPM_REQUEST_FAILED:
+		return RPMAFIO_POLL_FAILED;
+	case GPSPM_REQUEST_LAST:
+		rpmafio_hub_client_done(c);
+		break;
+	case GPSPM_REQUEST_UNSENT:
+	case GPSPM_REQUEST_REFUSED: /* (or its client has gone: nothing to answer) */
+	default:
+		rpmafio_hub_cut_off(s, c);
+		break;
+	}
+	/* the send buffer was not used (nor is the receive buffer again: no more comes) */
+	(void) gpspm_server_slots_sent(slots, out);
 	return RPMAFIO_POLL_GO_ON;
 }
 
@@ -129,11 +115,10 @@ static void no_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 	}
 }
 
-/* the receive CQ: requests of any client */
-static enum rpmafio_poll_step recv_wc(struct rpmafio_server *s, const struct ibv_wc *wc, int n)
+/* n completions of the receive CQ: each request waits in its client's mailbox */
+static enum rpmafio_poll_step take_requests(struct rpmafio_server *s, struct gpspm_server *g,
+		const struct ibv_wc *wc, int n)
 {
-	struct gpspm_server *g = s->priv;
-
 	for (int i = 0; i < n; i++) {
 		const uint32_t k = gpspm_wr_index(wc[i].wr_id);
 		if ((wc[i].wr_id & GPSPM_WR_TAG_MASK) != GPSPM_WR_RECV ||
@@ -157,7 +142,61 @@ static enum rpmafio_poll_step recv_wc(struct rpmafio_server *s, const struct ibv
 			return RPMAFIO_POLL_FAILED;
 		}
 	}
-	return answer(s, g);
+	return RPMAFIO_POLL_GO_ON;
+}
+
+/* what came into the receive CQ meanwhile: requests waiting from now on */
+static enum rpmafio_poll_step more_requests(struct rpmafio_server *s, struct gpspm_server *g)
+{
+	struct ibv_wc wc[RPMAFIO_POLL_BATCH];
+	char buf[128];
+	int got = 0;
+	int ret = rpma_cq_get_wc(g->rcq, RPMAFIO_POLL_BATCH, wc, &got);
+
+	if (ret == RPMA_E_NO_COMPLETION)
+		return RPMAFIO_POLL_GO_ON;
+	if (ret) {
+		rpmafio_fail(&s->job, EIO, "the receive CQ: %s",
+			rpmafio_rpma_err(ret, buf, sizeof(buf)));
+		return RPMAFIO_POLL_FAILED;
+	}
+	return take_requests(s, g, wc, got);
+}
+
+/*
+ * Every waiting request, a request per client per pass, the first client of a
+ * pass moving on by one each time, and between passes the requests that came
+ * meanwhile: a client whose requests are long (flushes of its whole part)
+ * keeps another waiting for one of them at a time, not for all it has sent.
+ */
+static enum rpmafio_poll_step answer(struct rpmafio_server *s, struct gpspm_server *g)
+{
+	const unsigned n = s->hub->n;
+	enum rpmafio_poll_step r;
+	bool any = true;
+
+	while (any) {
+		any = false;
+		for (unsigned i = 0, k = g->first; i < n; i++, k = k + 1 < n ? k + 1 : 0) {
+			bool took = false;
+			if ((r = answer_one(s, g, &s->hub->clients[k], &took)))
+				return r;
+			any = any || took;
+		}
+		g->first = g->first + 1 < n ? g->first + 1 : 0;
+		if (any && (r = more_requests(s, g)))
+			return r;
+	}
+	return RPMAFIO_POLL_GO_ON;
+}
+
+/* the receive CQ: requests of any client */
+static enum rpmafio_poll_step recv_wc(struct rpmafio_server *s, const struct ibv_wc *wc, int n)
+{
+	struct gpspm_server *g = s->priv;
+	enum rpmafio_poll_step r = take_requests(s, g, wc, n);
+
+	return r ? r : answer(s, g);
 }
 
 /* a client's response sent (or flushed): its buffer free for a waiting request */

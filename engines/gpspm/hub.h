@@ -8,9 +8,9 @@
  * receive and send buffers registered in its domain) and receive queue, its
  * receives posted on its connection request; every client's receives complete
  * on one receive CQ (the completion's QP number says whose, the work
- * request's id which of its connections). Each turn answers every client's
- * waiting requests (at most iodepth each: as many as it may have out), the
- * client first in line changing from turn to turn. Each client is told
+ * request's id which of its connections). Waiting requests are answered a
+ * request per client per pass, the client first in line changing from pass to
+ * pass. Each client is told
  * max_msg_num = iodepth, as by a one-client server. Each returns 0, or -1
  * after rpmafio_fail(); gpspm_server_state_delete() is its cleanup too.
  */
