@@ -14,7 +14,7 @@ cd "$(dirname "$0")/../.." || exit 1
 : "${SOFTROCE_VM_NODES:?run me on node0 of scripts/softroce-vm run --nodes 2 (or more)}"
 # node_kill.sh last: node1 does not come back
 suites=(tests/multinode/examples.sh tests/multinode/engines.sh tests/multinode/iwarp.sh tests/multinode/access.sh
-	tests/multinode/matrix.sh tests/multinode/faults.sh tests/multinode/node_kill.sh)
+	tests/multinode/hub.sh tests/multinode/matrix.sh tests/multinode/faults.sh tests/multinode/node_kill.sh)
 # (tests/multinode/durability.sh runs in make test-native-e2e: two guests on 6.12, the
 # device's own FLUSH among the methods)
 [ $# -eq 0 ] || suites=("$@")

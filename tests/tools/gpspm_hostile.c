@@ -41,6 +41,8 @@
  *                    answer sends the next) until the server disconnects, for at
  *                    most 60 s: the server must still stop when fio tells it to
  *                    (prints the answers it got; passes when the server went)
+ *     flood-whole    the same with 2 * max_msg_num + 4 requests always in flight:
+ *                    more than the server takes at a time (needs max_msg_num <= 30)
  *   the end:
  *     last           the last message (offset 0, length 0): no answer; then this
  *                    program disconnects and the server must end cleanly
@@ -335,6 +337,8 @@ static int build_many(struct ctx *x, const char *c, struct gpspm_req reqs[MANY_M
 		reqs[1] = (struct gpspm_req){4096, 4096, opctx};
 		return 2;
 	}
+	if (strcmp(c, "flood-whole") == 0) /* (run by run_busy: only its limit here) */
+		return 2 * x->max_msg_num + 4 > MANY_MAX ? -1 : 0;
 	if (strcmp(c, "flood") != 0)
 		return 0;
 	unsigned n = 2 * x->max_msg_num + 4;
@@ -422,13 +426,15 @@ static int send_whole(struct ctx *x, unsigned buf)
 	return rpma_send(x->conn, x->mr, MANY_OFF(buf), len, RPMA_F_COMPLETION_ALWAYS, NULL);
 }
 
-static int run_busy(struct ctx *x, const char *c)
+static int run_busy(struct ctx *x, const char *c, unsigned inflight)
 {
 	struct gpspm_resp resp;
 	unsigned long answers = 0;
 	char why[160];
 
-	for (unsigned k = 0; k < SLOTS; k++)
+	if (inflight == 0 || inflight > MANY_MAX)
+		return 1;
+	for (unsigned k = 0; k < inflight; k++)
 		if (send_whole(x, k)) {
 			printf("case %s: FAIL (cannot send a request)\n", c);
 			return 1;
@@ -438,9 +444,10 @@ static int run_busy(struct ctx *x, const char *c)
 		if (g == GOT_SENT)
 			continue;
 		/* an answer sends the next request (in the oldest request's buffer) */
-		if (g == GOT_ANSWER && send_whole(x, (unsigned)(answers++ % SLOTS)) == 0) {
+		if (g == GOT_ANSWER && send_whole(x, (unsigned)(answers++ % inflight)) == 0) {
 			if (answers == 1)
-				printf("case %s: answered, and busy from now on\n", c);
+				printf("case %s: answered, and busy from now on (%u requests in "
+					"flight)\n", c, inflight);
 			fflush(stdout);
 			continue;
 		}
@@ -543,7 +550,9 @@ int main(int argc, char *argv[])
 			failed = 1;
 		} else {
 			failed |= n ? run_many(&x, argv[i], reqs, (unsigned)n) :
-				strcmp(argv[i], "busy-whole") == 0 ? run_busy(&x, argv[i]) :
+				strcmp(argv[i], "busy-whole") == 0 ? run_busy(&x, argv[i], SLOTS) :
+				strcmp(argv[i], "flood-whole") == 0 ?
+				run_busy(&x, argv[i], 2 * x.max_msg_num + 4) :
 				run_case(&x, argv[i]);
 		}
 	}
