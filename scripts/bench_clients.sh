@@ -18,19 +18,21 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=scripts/matrix/bench_lib.sh
 . "$ROOT/scripts/matrix/bench_lib.sh"
 
-BENCH=clients OUT='' ROUNDS=3 IOS=4000 COUNTS=1,2,4,8 PORT_BASE=7800 PORT_STEP=64
-BENCH_OPTIONS=(--ios=IOS --clients=COUNTS)
+BENCH=clients OUT='' ROUNDS=3 IOS=4000 COUNTS=1,2,4,8 PORT_BASE=7800 PORT_STEP=64 CONTROL=''
+BENCH_OPTIONS=(--ios=IOS --clients=COUNTS --control=CONTROL)
 SERVERS=(hub-busy hub-sleep peer-busy)
 PEER_FIO=build/peer/fio
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--out DIR] [--rounds N] [--ios N] [--clients LIST]
+Usage: $PROG [--out DIR] [--rounds N] [--ios N] [--clients LIST] [--control ENGINE]
 
 A GPSPM server's CPU for 1, 2, 4, 8 clients (--clients, default $COUNTS): ours as one
 job for all of them (clients_per_job=N; busy polling, then sleeping) and fio 3.33's
 (a busy-polling job per client), --rounds rounds (default $ROUNDS), each client
-writing --ios 4 KiB blocks (default $IOS) at depth 8. In the Soft-RoCE VM when this
+writing --ios 4 KiB blocks (default $IOS) at depth 8. --control ENGINE adds ours as
+another build of librpma_gpspm.so (e.g. of an earlier commit: a change's cost measured
+in the same run), busy and sleeping, taking turns with the rest. In the Soft-RoCE VM when this
 machine has no RDMA device (needs make engines peer). Writes DIR/clients.tsv and
 DIR/clients.md (default build/bench/clients-<date-time>).
 EOF
@@ -44,6 +46,11 @@ check_args() {
 	for n in ${COUNTS//,/ }; do
 		[ "$n" -le 64 ] || die "--clients: $n clients: a server job serves at most 64"
 	done
+	if [ -n "$CONTROL" ]; then
+		[ -f "$CONTROL" ] || die "--control: '$CONTROL' is not a file (a build of librpma_gpspm.so)"
+		case $CONTROL in /*) ;; *) CONTROL=$PWD/$CONTROL ;; esac
+		SERVERS+=(hub-busy-control hub-sleep-control)
+	fi
 }
 
 # A round's runs (N SERVER): each client count, the servers taking turns
@@ -59,10 +66,15 @@ start_server() { # SERVER N PORT STEM
 	local server=$1 n=$2 port=$3 stem=$4
 	case $server in
 	hub-*)
-		local busy=1
-		[ "$server" = hub-busy ] || busy=0
-		bench_gpspm_server "$stem" "$port" 300 SERVER_BUSY_WAIT="$busy" SERVER_IODEPTH=8 NUMJOBS=1 \
-			CLIENTS_PER_JOB="$n"
+		local busy=1 job=jobs/gpspm-server.fio
+		[[ $server == hub-busy* ]] || busy=0
+		if [[ $server == *-control ]]; then
+			# (the job file's ioengine= wins over the command line's)
+			job=$OUT/control-server.fio
+			sed "s|^ioengine=.*|ioengine=external:$CONTROL|" jobs/gpspm-server.fio >"$job"
+		fi
+		BENCH_SERVER_JOB=$job bench_gpspm_server "$stem" "$port" 300 SERVER_BUSY_WAIT="$busy" \
+			SERVER_IODEPTH=8 NUMJOBS=1 CLIENTS_PER_JOB="$n"
 		;;
 	peer-busy)
 		# (from a folder of its own: fio 3.33 creates a file named after filename=malloc

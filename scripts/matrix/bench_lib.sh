@@ -105,14 +105,16 @@ bench_measure() {
 	[ "$failed" -eq 0 ] || die "$failed run(s) failed"
 }
 
-# Our GPSPM server (jobs/gpspm-server.fio) for run STEM on PORT, in the background
-# (MATRIX_SPID), at most LIMIT seconds: on 16 MiB of DRAM, with the job's VAR=VALUEs
-# (its polling, depth, jobs); its JSON STEM.server.json, its output STEM.server.log
+# Our GPSPM server (jobs/gpspm-server.fio, or the job file BENCH_SERVER_JOB) for run
+# STEM on PORT, in the background (MATRIX_SPID), at most LIMIT seconds: on 16 MiB of
+# DRAM, with the job's VAR=VALUEs (its polling, depth, jobs); its JSON
+# STEM.server.json, its output STEM.server.log
 bench_gpspm_server() { # STEM PORT LIMIT VAR=VALUE...
 	local stem=$1 port=$2 limit=$3
 	shift 3
 	env SERVER_IP="$SERVER_IP" PORT="$port" SERVER_MEM=malloc SERVER_SIZE=16m DIRECT_WRITE_TO_PMEM=0 "$@" \
-		timeout "$limit" fio --output-format=json --output="$stem.server.json" jobs/gpspm-server.fio \
+		timeout "$limit" fio --output-format=json --output="$stem.server.json" \
+		"${BENCH_SERVER_JOB:-jobs/gpspm-server.fio}" \
 		>"$stem.server.log" 2>&1 &
 	MATRIX_SPID=$!
 }

@@ -52,6 +52,26 @@ class ClientsBench(unittest.TestCase):
         # the CPU seconds: the 1.0 round's (cpu_s = clients for the peer, 1 for ours)
         self.assertIn("| 8 | 1.00 | 0.50 | 8.00 |", md)
 
+    def test_no_control_no_control_line(self):
+        md = "\n".join(clientsbench.clients_md(clientsbench.read_runs(self.path)))
+        self.assertNotIn("control", md)
+
+    def test_control_build_beside_ours(self):
+        # bench_clients.sh --control: another build's hub, busy and sleeping
+        runs = [(1, n, s, 1, 5000, 4000 * n, 1.0, cpu) for n in (1, 8)
+                for s, cpu in (("hub-busy", 100 / n), ("hub-sleep", 50),
+                               ("hub-busy-control", 80 / n), ("hub-sleep-control", 100))]
+        path = tsv(runs)
+        try:
+            md = "\n".join(clientsbench.clients_md(clientsbench.read_runs(path)))
+            self.assertIn("control build, 1 job, busy: server CPU us/I/O", md)
+            self.assertIn("Server CPU per I/O, ours over the control build, busy: "
+                          "1: 1.25x, 8: 1.25x clients.", md)
+            self.assertIn("Server CPU per I/O, ours over the control build, sleeping: "
+                          "1: 0.50x, 8: 0.50x clients.", md)
+        finally:
+            os.unlink(path)
+
     def test_section_in_benchmarks(self):
         md = "\n".join(benchmarks.clients_section(self.path))
         self.assertTrue(md.startswith("## One GPSPM server, many clients"))

@@ -10,7 +10,9 @@ from .common import read_tsv, table_head, write_md
 from .runs import append_run
 
 SERVERS = [("hub-busy", "ours, 1 job, busy"), ("hub-sleep", "ours, 1 job, sleeping"),
-           ("peer-busy", "fio 3.33, a job per client, busy")]
+           ("peer-busy", "fio 3.33, a job per client, busy"),
+           ("hub-busy-control", "control build, 1 job, busy"),
+           ("hub-sleep-control", "control build, 1 job, sleeping")]
 COLUMNS = ["round", "clients", "server", "server_jobs", "iops", "ios", "server_cpu_s",
            "server_cpu_us_per_io"]
 
@@ -55,6 +57,20 @@ def growth(med, server, counts):
     return hi["cpu_us"] / lo["cpu_us"]
 
 
+def control_lines(med, counts):
+    """With a control build (bench_clients.sh --control): ours over it, CPU per I/O."""
+    lines = []
+    for mode, name in (("busy", "busy"), ("sleep", "sleeping")):
+        pairs = [(c, med.get((c, f"hub-{mode}")), med.get((c, f"hub-{mode}-control")))
+                 for c in counts]
+        cells = [f"{c}: {o['cpu_us'] / k['cpu_us']:.2f}x" for c, o, k in pairs
+                 if o and k and k["cpu_us"] > 0]
+        if cells:
+            lines.append(f"Server CPU per I/O, ours over the control build, {name}: "
+                         + ", ".join(cells) + " clients.")
+    return lines + [""] if lines else []
+
+
 def clients_md(rows):
     med = medians(rows)
     counts = sorted({c for c, _ in med})
@@ -83,6 +99,7 @@ def clients_md(rows):
         md += [f"Server CPU per I/O at {counts[-1]} clients against {counts[0]}: " + "; ".join(
             f"{label} {g:.2f}x" for (s, label), g in ((sl, growth(med, sl[0], counts)) for sl in servers)
             if g is not None) + ".", ""]
+    md += control_lines(med, counts)
     runs = sorted({m["runs"] for m in med.values()})
     md += [f"Medians of {'/'.join(map(str, runs))} rounds a cell.", ""]
     return md
