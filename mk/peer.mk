@@ -5,6 +5,7 @@
 #   make test-interop   tests/e2e/interop.sh in the Soft-RoCE VM (with --pmem)
 #   make bench          ours vs the peer in one pipeline: scripts/run_matrix.sh --impl
 #                       ours,peer over the benchmark's points into build/bench/<date-time>,
+#                       GPSPM's points again on the VM's device DAX into its pmem/,
 #                       the GPSPM server's polling modes (scripts/bench_polling.sh) into its
 #                       polling/, a GPSPM server's CPU as its clients grow
 #                       (scripts/bench_clients.sh) into clients/, then docs/BENCHMARKS.md (scripts/matrix/matrix benchmarks),
@@ -26,6 +27,9 @@ BENCH_ARGS ?= --methods apm,gpspm-busy,gpspm-sleep,raw --rw write --lat-bs 4k --
 ifndef BENCH_DIR
 BENCH_DIR := $(BUILD)/bench/$(shell date +%Y%m%d-%H%M%S)
 endif
+# GPSPM on the VM's emulated NVDIMM (device DAX): the server persists for real (~8 min)
+BENCH_PMEM_ARGS ?= --methods gpspm-busy --rw write --lat-bs 4k --bw-bs 64k --bw-qd 8 --qd 8 \
+	--repeats 6 --max-repeats 12 --margin 5 --runtime 2 --ramp 1 --pmem --mem-size 16m
 # the GPSPM server's polling modes side by side (scripts/bench_polling.sh --help; ~5 min)
 BENCH_POLLING_ARGS ?= --rounds 5 --runtime 4 --rate 200
 # a GPSPM server's CPU as its clients grow, ours (one job) vs the peer's (scripts/bench_clients.sh --help; ~5 min)
@@ -42,10 +46,12 @@ test-e2e e2e-build: peer
 
 bench: peer engines tools fio-lean
 	scripts/run_matrix.sh --impl ours,peer $(BENCH_ARGS) --out $(BENCH_DIR)
+	scripts/run_matrix.sh --impl ours,peer $(BENCH_PMEM_ARGS) --out $(BENCH_DIR)/pmem
 	scripts/bench_polling.sh $(BENCH_POLLING_ARGS) --out $(BENCH_DIR)/polling
 	scripts/bench_clients.sh $(BENCH_CLIENTS_ARGS) --out $(BENCH_DIR)/clients
 	python3 scripts/matrix/matrix benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
-		--polling $(BENCH_DIR)/polling/polling.tsv --clients $(BENCH_DIR)/clients/clients.tsv \
+		--pmem $(BENCH_DIR)/pmem --polling $(BENCH_DIR)/polling/polling.tsv \
+		--clients $(BENCH_DIR)/clients/clients.tsv \
 		--notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

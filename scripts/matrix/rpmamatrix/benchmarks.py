@@ -94,8 +94,9 @@ def count_line(o, p, col, better, digits, kind):
     return f"| {point_label(o)} | {fmt(ov, digits)} | {fmt(pv, digits)} | {x} | {text} | {v} |"
 
 
-def figure_tables(pairs):
-    """The Markdown of every figure's table, and the count of each verdict of IOPS."""
+def figure_tables(pairs, level="##"):
+    """The Markdown of every figure's table (headings at LEVEL), and the count of each
+    verdict of IOPS."""
     md, tally = [], {}
     for col, title, better, digits, kind in BENCH_FIGURES:
         lines = []
@@ -113,8 +114,14 @@ def figure_tables(pairs):
             continue
         head = (["point", "ours", "peer", "ours/peer (interval, pairs, coverage)", "verdict"]
                 if col.endswith("_median") else ["point", "ours", "peer", "ours/peer", "target", "verdict"])
-        md += [f"## {title}", ""] + table_head(head) + lines + [""]
+        md += [f"{level} {title}", ""] + table_head(head) + lines + [""]
     return md, tally
+
+
+def tally_line(pairs, tally):
+    return (f"{len(pairs)} points: ours ahead at {tally.get(AHEAD, 0)}, equal within the stated "
+            f"margin at {tally.get(EQUAL, 0)}, behind at {tally.get(BEHIND, 0)}"
+            + (f", undecided at {tally['undecided']}" if tally.get("undecided") else "") + ".")
 
 
 def sequence_note(options):
@@ -223,16 +230,32 @@ def benchmarks_md(folder, rows):
            "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
     tables, tally = figure_tables(pairs)
     md += intervals_section(options)
-    md += ["## IOPS verdicts at a glance", "",
-           f"{len(pairs)} points: ours ahead at {tally.get(AHEAD, 0)}, equal within the stated "
-           f"margin at {tally.get(EQUAL, 0)}, behind at {tally.get(BEHIND, 0)}"
-           + (f", undecided at {tally['undecided']}" if tally.get("undecided") else "") + ".", ""]
+    md += ["## IOPS verdicts at a glance", "", tally_line(pairs, tally), ""]
     md += tables
     if not any(o.get("client_instructions_per_io") is not None for o, _ in pairs):
         md += ["## Not measured", "",
                "- user-space instructions per I/O (run_matrix.sh --instructions): not in "
                "this run.", ""]
     return md
+
+
+def pmem_section(folder):
+    """GPSPM on persistent memory: a second folder of run_matrix.sh --impl ours,peer,
+    its servers on the VM's emulated NVDIMM (device DAX), where they persist for real."""
+    pairs = peer_pairs(summarize(folder))
+    if not pairs:
+        die(f"{folder}: no point measured with both ours and the peer")
+    env = read_json(os.path.join(folder, "env.json"), {})
+    options = read_json(os.path.join(folder, "options.json"), {})
+    tables, tally = figure_tables(pairs, level="###")
+    return (["## GPSPM on persistent memory (device DAX)", "",
+             "The same pipeline in the same `make bench`, the servers' memory on "
+             f"{env.get('server memory', 'device DAX')}: the GPSPM server persists what it is "
+             "asked to (CPU cache write-backs), ours the batch's written ranges, the peer's "
+             "each write, so its CPU per I/O and the bytes persisted per byte written are "
+             "the method's real cost. The same verdict rules as above.", "",
+             "```sh", host_command(options), "```", "", tally_line(pairs, tally), ""]
+            + tables)
 
 
 def polling_section(tsv):
@@ -253,7 +276,8 @@ def clients_section(tsv):
             "`scripts/bench_clients.sh` in the same `make bench`: 1 to 8 GPSPM clients (ours, "
             "a job each, 4 KiB random writes at depth 8 in batches of 8, a fixed number of "
             "I/Os each, sleeping on their completions) against ours as one server job for all "
-            "of them (`clients_per_job=N`: one thread, one shared receive queue; busy polling, "
+            "of them (`clients_per_job=N`: one thread, each client in its own protection "
+            "domain, their receives on one CQ; busy polling, "
             "then sleeping) and fio 3.33's server (a busy-polling job per client), taking turns "
             "round by round. The server's CPU is fio's usr+sys of its jobs over their runtime, "
             "per I/O of all clients.", ""] + clients_md(read_client_runs(tsv))
@@ -262,6 +286,8 @@ def clients_section(tsv):
 def cmd_benchmarks(args):
     rows = summarize(args.dir)
     md = benchmarks_md(args.dir, rows)
+    if args.pmem:
+        md += pmem_section(args.pmem)
     if args.polling:
         md += polling_section(args.polling)
     if args.clients:

@@ -169,6 +169,8 @@ def main():
     bm.add_argument("dir")
     bm.add_argument("--out", required=True)
     bm.add_argument("--notes", help="a Markdown file of findings appended as they are")
+    bm.add_argument("--pmem", help="a folder of run_matrix.sh --impl ours,peer on device DAX: "
+                    "its section")
     bm.add_argument("--polling", help="scripts/bench_polling.sh's polling.tsv: its section")
     bm.add_argument("--clients", help="scripts/bench_clients.sh's clients.tsv: its section")
     bm.set_defaults(fn=cmd_benchmarks)
