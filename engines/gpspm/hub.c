@@ -115,6 +115,25 @@ static void no_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 	}
 }
 
+/* client k has a request waiting: it gets in line for a turn (if it is not in it) */
+static void line_up(struct gpspm_server *g, unsigned k)
+{
+	if (g->in_line[k])
+		return;
+	g->in_line[k] = true;
+	g->line[(g->line_head + g->line_len++) % g->nbox] = k;
+}
+
+/* the client first in line, out of it */
+static unsigned next_in_line(struct gpspm_server *g)
+{
+	const unsigned k = g->line[g->line_head];
+	g->line_head = (g->line_head + 1) % g->nbox;
+	g->line_len--;
+	g->in_line[k] = false;
+	return k;
+}
+
 /* n completions of the receive CQ: each request waits in its client's mailbox */
 static enum rpmafio_poll_step take_requests(struct rpmafio_server *s, struct gpspm_server *g,
 		const struct ibv_wc *wc, int n)
@@ -141,6 +160,7 @@ static enum rpmafio_poll_step take_requests(struct rpmafio_server *s, struct gps
 				"which holds a request already", c->k + 1, k);
 			return RPMAFIO_POLL_FAILED;
 		}
+		line_up(g, c->k);
 	}
 	return RPMAFIO_POLL_GO_ON;
 }
@@ -163,31 +183,59 @@ static enum rpmafio_poll_step more_requests(struct rpmafio_server *s, struct gps
 	return take_requests(s, g, wc, got);
 }
 
+/* a client's turn ends once its requests of the turn asked for this many bytes */
+#define TURN_BYTES ((uint64_t)1 << 20)
+
 /*
- * Every waiting request, a request per client per pass, the first client of a
- * pass moving on by one each time, and between passes the requests that came
- * meanwhile: a client whose requests are long (flushes of its whole part)
- * keeps another waiting for one of them at a time, not for all it has sent.
+ * Client c's turn: its waiting requests in order until they have asked for
+ * TURN_BYTES (at least one request). A batch of small writes' requests is
+ * served at once, as the client waits for all of them; a request for a whole
+ * part ends the turn by itself. *cut: the turn ended on TURN_BYTES, not for
+ * want of a request (or of a free send buffer).
+ */
+static enum rpmafio_poll_step turn(struct rpmafio_server *s, struct gpspm_server *g,
+		struct rpmafio_hub_client *c, bool *cut)
+{
+	const uint64_t start = c->bytes;
+	enum rpmafio_poll_step r;
+	bool one = false;
+
+	do {
+		if ((r = answer_one(s, g, c, &one)))
+			return r;
+	} while (one && c->bytes - start < TURN_BYTES);
+	*cut = one;
+	return RPMAFIO_POLL_GO_ON;
+}
+
+/*
+ * Every waiting request: the clients' turns in the order they got in line (a
+ * client whose first request came first is answered first), one with requests
+ * left after its turn back at the end of the line. A pass that cut a turn
+ * short is followed by the requests that came meanwhile and another pass: a
+ * client whose requests are long (flushes of its whole part) keeps another
+ * waiting for one of them at a time, not for all it has sent.
  */
 static enum rpmafio_poll_step answer(struct rpmafio_server *s, struct gpspm_server *g)
 {
-	const unsigned n = s->hub->n;
 	enum rpmafio_poll_step r;
-	bool any = true;
 
-	while (any) {
-		any = false;
-		for (unsigned i = 0, k = g->first; i < n; i++, k = k + 1 < n ? k + 1 : 0) {
-			bool took = false;
-			if ((r = answer_one(s, g, &s->hub->clients[k], &took)))
+	for (;;) {
+		bool cut_any = false;
+		for (unsigned left = g->line_len; left > 0; left--) {
+			const unsigned k = next_in_line(g);
+			bool cut = false;
+			if ((r = turn(s, g, &s->hub->clients[k], &cut)))
 				return r;
-			any = any || took;
+			cut_any = cut_any || cut;
+			if (gpspm_server_slots_waiting(g->box[k].slots))
+				line_up(g, k);
 		}
-		g->first = g->first + 1 < n ? g->first + 1 : 0;
-		if (any && (r = more_requests(s, g)))
+		if (!cut_any)
+			return RPMAFIO_POLL_GO_ON;
+		if ((r = more_requests(s, g)))
 			return r;
 	}
-	return RPMAFIO_POLL_GO_ON;
 }
 
 /* the receive CQ: requests of any client */

@@ -8,9 +8,11 @@
  * receive and send buffers registered in its domain) and receive queue, its
  * receives posted on its connection request; every client's receives complete
  * on one receive CQ (the completion's QP number says whose, the work
- * request's id which of its connections). Waiting requests are answered a
- * request per client per pass, the client first in line changing from pass to
- * pass. Each client is told
+ * request's id which of its connections). Waiting requests are answered in
+ * turns, the clients in the order their first waiting requests came, a
+ * client's turn ending once its requests asked for 1 MiB (at least one
+ * request), one with requests left going to the back of the line. Each
+ * client is told
  * max_msg_num = iodepth, as by a one-client server. Each returns 0, or -1
  * after rpmafio_fail(); gpspm_server_state_delete() is its cleanup too.
  */

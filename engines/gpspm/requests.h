@@ -39,7 +39,9 @@ struct gpspm_server {
 	bool last;		/* the client sent its last message */
 	/* several clients (server/hub.h): every client's receives complete here */
 	struct rpma_cq *rcq;
-	unsigned first;		/* the client answered first in the hub's next turn */
+	/* ... and the clients with requests waiting, in line for their turns */
+	unsigned *line, line_head, line_len;
+	bool *in_line;
 };
 
 /* whom a request came from: where its range lies, where its answer goes */
