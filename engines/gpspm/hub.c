@@ -264,14 +264,9 @@ static enum rpmafio_poll_step send_wc(struct rpmafio_server *s, struct rpmafio_h
 	return answer(s, g);
 }
 
-static bool waiting(const struct rpmafio_server *s)
+static bool waiting(const struct rpmafio_server *s, const struct rpmafio_hub_client *c)
 {
-	const struct gpspm_server *g = s->priv;
-
-	for (unsigned k = 0; k < g->nbox; k++)
-		if (gpspm_server_slots_waiting(g->box[k].slots))
-			return true;
-	return false;
+	return gpspm_server_slots_waiting(((const struct gpspm_server *)s->priv)->box[c->k].slots);
 }
 
 static const struct rpmafio_hub_ops hub_ops = {

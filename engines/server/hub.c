@@ -136,12 +136,19 @@ int rpmafio_hub_listen(struct rpmafio_server *s)
 /*
  * How the loop waits: as busy_wait_polling= says while a client is connected;
  * asleep on the ports while none is (nothing can complete: a busy loop would
- * only burn a CPU, as a one-client server does not while it waits to accept)
+ * only burn a CPU, as a one-client server does not while it waits to accept);
+ * busy while requests wait for a send buffer (the sends' CQs have no channel
+ * the loop sleeps on)
  */
 static void set_pace(struct rpmafio_server *s)
 {
 	const struct rpmafio_hub *h = s->hub;
 	enum rpmafio_poll_mode mode = RPMAFIO_POLL_SLEEP;
+
+	if (h->hurry) {
+		s->poll.mode = RPMAFIO_POLL_BUSY;
+		return;
+	}
 
 	for (unsigned k = 0; k < h->n; k++)
 		if (h->clients[k].state == RPMAFIO_HUB_SERVING || h->clients[k].state == RPMAFIO_HUB_DONE)
@@ -260,6 +267,7 @@ static enum rpmafio_poll_step reap_client(struct serving *sv, struct rpmafio_hub
 				rpmafio_rpma_err(ret, buf, sizeof(buf)));
 			return RPMAFIO_POLL_FAILED;
 		}
+		c->stalled_ms = 0; /* (its sends move) */
 		for (int i = 0; i < got; i++) {
 			if (wc[i].wr_id != PROBE_WR_ID) {
 				if ((r = sv->ops->send_wc(sv->s, c, &wc[i])))
@@ -289,27 +297,63 @@ static enum rpmafio_poll_step all_gone(const struct rpmafio_hub *h)
 	return h->gone == h->n ? RPMAFIO_POLL_DONE : RPMAFIO_POLL_GO_ON;
 }
 
+/*
+ * Requests of a client wait for a send buffer: its sends must be reaped
+ * promptly (the loop polls without sleeping), and a client none of whose
+ * sends completes for connect_timeout -- one that posts no receives, so its
+ * responses are retried without end -- is cut off: its requests never hold
+ * up another's. false when no served client's requests wait.
+ */
+static bool watch_sends(struct serving *sv, uint64_t now)
+{
+	struct rpmafio_server *s = sv->s;
+	struct rpmafio_hub *h = s->hub;
+	const unsigned limit = s->job.o->connect_timeout;
+	bool any = false;
+
+	for (unsigned k = 0; k < h->n; k++) {
+		struct rpmafio_hub_client *c = &h->clients[k];
+		if ((c->state != RPMAFIO_HUB_SERVING && c->state != RPMAFIO_HUB_DONE) ||
+				sv->ops->waiting == NULL || !sv->ops->waiting(s, c)) {
+			c->stalled_ms = 0;
+			continue;
+		}
+		if (c->stalled_ms == 0) {
+			c->stalled_ms = now;
+		} else if (now - c->stalled_ms >= limit) {
+			rpmafio_fail(&s->job, EIO, "client %u (%s, port %s) took none of its "
+				"responses within connect_timeout=%u ms (its requests wait for send "
+				"buffers those hold: does it post receives?); cut off, serving the "
+				"others", k + 1, c->addr, c->port, limit);
+			rpmafio_hub_cut_off(s, c);
+			continue;
+		}
+		any = true;
+	}
+	return any;
+}
+
+/* the loop's pace after a look at the clients' sends */
+static void hurry_if_waiting(struct serving *sv, uint64_t now)
+{
+	const bool hurry = watch_sends(sv, now);
+
+	if (hurry != sv->s->hub->hurry) {
+		sv->s->hub->hurry = hurry;
+		set_pace(sv->s);
+	}
+}
+
 /* requests (the method finds their senders: rpmafio_hub_sender()), then the sends' completions */
 static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int n)
 {
 	struct serving *sv = arg;
-	struct rpmafio_hub *h = sv->s->hub;
 	enum rpmafio_poll_step r;
 
 	if ((r = sv->ops->recv_wc(sv->s, wc, n)) || (r = reap_sends(sv)))
 		return r;
-	const uint64_t deadline = rpmafio_now_ms() + sv->s->job.o->connect_timeout;
-	while (sv->ops->waiting && sv->ops->waiting(sv->s)) {
-		if ((r = reap_sends(sv)))
-			return r;
-		if (rpmafio_now_ms() >= deadline) {
-			rpmafio_fail(&sv->s->job, EIO, "requests wait for a send buffer but no "
-				"response's send completed within connect_timeout=%u ms",
-				sv->s->job.o->connect_timeout);
-			return RPMAFIO_POLL_FAILED;
-		}
-	}
-	return all_gone(h);
+	hurry_if_waiting(sv, rpmafio_now_ms());
+	return all_gone(sv->s->hub);
 }
 
 /*
@@ -388,10 +432,14 @@ static void keepalive(struct rpmafio_server *s, struct rpmafio_hub_client *c, ui
 		rpmafio_keepalive_probed(&c->ka, now);
 		return;
 	case RPMAFIO_KEEPALIVE_UNANSWERED:
+		/* (the probe follows its responses on the queue pair: a client that takes
+		 * none leaves it unanswered too) */
 		rpmafio_fail(job, EIO, "client %u (%s, port %s) did not answer a keepalive probe "
-			"(sent after %u ms without a word from it) within %llu ms: its host or its "
-			"link is gone; serving the others", c->k + 1, c->addr, c->port,
-			job->o->keepalive, (unsigned long long)c->ka.give_up);
+			"(sent after %u ms without a word from it) within %llu ms: %s; serving the "
+			"others", c->k + 1, c->addr, c->port, job->o->keepalive,
+			(unsigned long long)c->ka.give_up, c->stalled_ms ? "it took none of its "
+			"responses meanwhile (does it post receives?), or its host or link is gone" :
+			"its host or its link is gone");
 		rpmafio_hub_cut_off(s, c);
 		return;
 	case RPMAFIO_KEEPALIVE_WAIT:
@@ -413,6 +461,7 @@ static enum rpmafio_poll_step serving_idle(void *arg)
 		return RPMAFIO_POLL_DONE;
 	if ((r = reap_sends(sv)))
 		return r;
+	hurry_if_waiting(sv, now);
 	for (unsigned k = 0; k < h->n; k++) {
 		struct rpmafio_hub_client *c = &h->clients[k];
 		if (c->state == RPMAFIO_HUB_SERVING) {

@@ -30,8 +30,11 @@
  * their receives complete on one CQ (librpma's shared receive CQ, which
  * belongs to no protection domain: the loop's CQ); each client's sends and
  * keepalive probes on its own, reaped after every batch of receives and when
- * idle. The clients'
- * connection events wake the loop through one epoll set. A client that breaks
+ * idle. While a client's requests wait for a send buffer the loop polls
+ * without sleeping, and a client none of whose sends completes for
+ * connect_timeout (one that takes no responses) is cut off: no client's
+ * requests hold up another's. The clients' connection events wake the loop
+ * through one epoll set. A client that breaks
  * the protocol, or whose host stops answering, is cut off and fails the job
  * (the first failure is kept), but the others are served to their end.
  * engine.c tears down as for one client: rpmafio_server_disconnect() and

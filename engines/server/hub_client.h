@@ -51,6 +51,8 @@ struct rpmafio_hub_client {
 	enum rpmafio_hub_client_state state;
 	uint64_t connect_due;	/* connecting: dropped unless established by then (ms) */
 	uint64_t done_ms;	/* when it said it is done */
+	uint64_t stalled_ms;	/* since when its requests wait for a send buffer and
+				 * none of its sends completed (0: they do not wait) */
 	struct rpmafio_keepalive ka;
 	uint64_t served, bytes;	/* the method's count of its requests */
 };
@@ -70,17 +72,19 @@ struct rpmafio_hub_ops {
 	enum rpmafio_poll_step (*send_wc)(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 		const struct ibv_wc *wc);
 	/*
-	 * Do requests wait for a send buffer? Then some send in flight is for a
-	 * response its client has already received (each client has at most
-	 * its depth outstanding): the hub polls the clients' CQs until it is not.
+	 * Do requests of client c wait for a send buffer (every one holds a
+	 * response whose SEND has not completed)? The hub then polls without
+	 * sleeping, and cuts c off when none of its sends completes for
+	 * connect_timeout (it takes no responses: the others go on).
 	 */
-	bool (*waiting)(const struct rpmafio_server *s);
+	bool (*waiting)(const struct rpmafio_server *s, const struct rpmafio_hub_client *c);
 };
 
 struct rpmafio_hub {
 	unsigned n;
 	size_t part;		/* bytes of each client */
 	unsigned gone;		/* clients in RPMAFIO_HUB_GONE */
+	bool hurry;		/* requests wait for a send buffer: poll without sleeping */
 	int epoll_fd;		/* the clients' ports and connections */
 	struct rpma_conn_cfg *cfg; /* of the clients' connections */
 	struct rpma_cq *rcq;	/* every client's receives (the method's) */

@@ -13,16 +13,22 @@
 #   - flood-whole: node2 keeps 2 * iodepth + 4 requests to persist its whole part in
 #     flight (more than its receive queue holds) while node0's fio client writes and
 #     verifies its part with one flush per write: it is served to its end, and the
-#     job survives node2's flood and its loss.
+#     job survives node2's flood and its loss;
+#   - deaf: node2 posts no receive and sends 2 * iodepth + 4 requests (the hub's
+#     responses to it are retried without end, every one of its send buffers held)
+#     while node0's fio client writes and verifies: node0 is served to its end, and
+#     node2, none of whose responses completed for connect_timeout, is cut off.
 #
-# Every case: the server exits 0 with nothing logged as an error (a dropped or lost
-# client is a note). E2E_ONLY=REGEX runs some of them.
+# Every case but deaf: the server exits 0 with nothing logged as an error (a dropped
+# or lost client is a note); deaf: it exits 1, naming node2's client as its error.
+# E2E_ONLY=REGEX runs some of them.
 set -u
 cd "$(dirname "$0")/../.." || exit 1
 # shellcheck source=tests/multinode/lib.sh
 . tests/multinode/lib.sh
 
 HOSTILE_NODE=node2
+HOSTILE_ADDR=$(node_addr "$HOSTILE_NODE")
 # (E2E_GPSPM_ENGINE: another build, e.g. a control run of an older one: the server
 # runs a copy of its job file naming it, as ioengine= there wins over --ioengine)
 ENGINE=${E2E_GPSPM_ENGINE:-build/librpma_gpspm.so}
@@ -80,12 +86,14 @@ fio_served() {
 		{ echo "  fio client $1 did not write and verify its $2 bytes without an error" >>"$E2E_DIR/why"; return 1; }
 }
 
-# hub_end NAME STATUS: the server exits 0, nothing logged as an error; the result
+# hub_end NAME STATUS [EXIT]: the server exits EXIT (0), nothing logged as an error;
+# the result
 hub_end() {
-	local name=$1 status=$2 src=0
+	local name=$1 status=$2 want=${3:-0} src=0
 	if [ "$SPID" != 0 ]; then
 		wait "$SPID" || src=$?
-		[ "$src" -eq 0 ] || { echo "  the hub exited with $src, expected 0" >>"$E2E_DIR/why"; status=1; }
+		[ "$src" -eq "$want" ] ||
+			{ echo "  the hub exited with $src, expected $want" >>"$E2E_DIR/why"; status=1; }
 	else
 		status=1
 	fi
@@ -166,7 +174,39 @@ hub_flood() {
 	hub_end "$name" "$status"
 }
 
+# (connect_timeout: how long the deaf client's responses may hang; no keepalive
+# probe, which would cut it off too)
+DEAF_TIMEOUT_MS=8000
+
+hub_deaf() {
+	local name=gpspm-hub-deaf status=0 hpid start took=
+	e2e_wanted "$name" || return 0
+	hub_start "$name" 2 "SERVER_IODEPTH=8 CONNECT_TIMEOUT=$DEAF_TIMEOUT_MS KEEPALIVE=0"
+	if [ "$SPID" != 0 ]; then
+		on_node "$HOSTILE_NODE" "$TOOLS/gpspm-hostile" "$SERVER_ADDR" "$((E2E_PORT + 1))" \
+			deaf >"$E2E_DIR/client-deaf.log" 2>&1 &
+		hpid=$!
+		e2e_wait_line "$E2E_DIR/client-deaf.log" 'case deaf: sent' 20 "$hpid" ||
+			{ echo "  the deaf client did not send within 20 s" >>"$E2E_DIR/why"; status=1; }
+		start=$(date +%s%N)
+		fio_client client "$E2E_PORT" 1m || status=1
+		took=$((($(date +%s%N) - start) / 1000000))
+		fio_served client 1048576 || status=1
+		! grep -q 'took none of its responses' "$E2E_DIR/server.log" ||
+			{ echo "  the fio client was not served to its end before the deaf one was cut off" >>"$E2E_DIR/why"; status=1; }
+		wait "$hpid" || { echo "  the deaf client was not cut off" >>"$E2E_DIR/why"; status=1; }
+		grep -q 'case deaf: the server disconnected after' "$E2E_DIR/client-deaf.log" ||
+			{ echo "  the deaf client did not see the hub disconnect it" >>"$E2E_DIR/why"; status=1; }
+		grep -Eq "client 2 \\(${HOSTILE_ADDR//./\\.}:[0-9]+, port $((E2E_PORT + 1))\\) took none of its responses within connect_timeout=$DEAF_TIMEOUT_MS ms" \
+			"$E2E_DIR/server.log" ||
+			{ echo "  the hub did not name the deaf client as it cut it off" >>"$E2E_DIR/why"; status=1; }
+	fi
+	hub_end "$name" "$status" 1
+	[ -z "$took" ] || echo "  the fio client's run: $took ms; the deaf client $(grep -o 'disconnected after [0-9]* ms' "$E2E_DIR/client-deaf.log")"
+}
+
 hub_trespass
+hub_deaf
 hub_handshake stall
 hub_handshake killed
 hub_flood

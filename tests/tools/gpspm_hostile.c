@@ -43,6 +43,11 @@
  *                    (prints the answers it got; passes when the server went)
  *     flood-whole    the same with 2 * max_msg_num + 4 requests always in flight:
  *                    more than the server takes at a time (needs max_msg_num <= 30)
+ *   a client that takes no answers (the only case of its run: no receive is
+ *   posted on its connection, so the server's responses are retried without end):
+ *     deaf           2 * max_msg_num + 4 requests (4 KiB each) posted back to back;
+ *                    passes when the server disconnects it within 60 s (prints
+ *                    after how long)
  *   the end:
  *     last           the last message (offset 0, length 0): no answer; then this
  *                    program disconnects and the server must end cleanly
@@ -339,7 +344,7 @@ static int build_many(struct ctx *x, const char *c, struct gpspm_req reqs[MANY_M
 	}
 	if (strcmp(c, "flood-whole") == 0) /* (run by run_busy: only its limit here) */
 		return 2 * x->max_msg_num + 4 > MANY_MAX ? -1 : 0;
-	if (strcmp(c, "flood") != 0)
+	if (strcmp(c, "flood") != 0 && strcmp(c, "deaf") != 0)
 		return 0;
 	unsigned n = 2 * x->max_msg_num + 4;
 	if (n > MANY_MAX || x->ws_size < 4096)
@@ -350,13 +355,9 @@ static int build_many(struct ctx *x, const char *c, struct gpspm_req reqs[MANY_M
 	return (int)n;
 }
 
-/* Send the n requests at once; every one must be answered exactly once. */
-static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, unsigned n)
+/* the n requests of case c posted back to back; 0, or 1 (said why) */
+static int send_all(struct ctx *x, const char *c, const struct gpspm_req *reqs, unsigned n)
 {
-	bool answered[MANY_MAX] = {false};
-	unsigned got = 0;
-	struct gpspm_resp resp;
-	char why[160];
 	size_t len = 0;
 
 	if (x->gone) {
@@ -372,6 +373,20 @@ static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, 
 		}
 	printf("case %s: sent %u requests at once (the server takes %u at a time)\n", c, n,
 		x->max_msg_num);
+	fflush(stdout);
+	return 0;
+}
+
+/* Send the n requests at once; every one must be answered exactly once. */
+static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, unsigned n)
+{
+	bool answered[MANY_MAX] = {false};
+	unsigned got = 0;
+	struct gpspm_resp resp;
+	char why[160];
+
+	if (send_all(x, c, reqs, n))
+		return 1;
 
 	uint64_t deadline = now_ms() + ANSWER_MS;
 	while (got < n) {
@@ -412,6 +427,41 @@ static int run_many(struct ctx *x, const char *c, const struct gpspm_req *reqs, 
 	}
 	printf("case %s: every one of the %u answered once\n", c, n);
 	return 0;
+}
+
+/* the longest a deaf client waits to be cut off */
+#define DEAF_MS 60000
+
+/* Send the n requests at once and take no answer: the server must cut us off. */
+static int run_deaf(struct ctx *x, const char *c, const struct gpspm_req *reqs, unsigned n)
+{
+	const uint64_t start = now_ms();
+	struct gpspm_resp resp;
+	char why[160];
+
+	if (send_all(x, c, reqs, n))
+		return 1;
+	for (;;) {
+		switch (next_event(x, start + DEAF_MS, &resp, why, sizeof(why))) {
+		case GOT_SENT:
+		case GOT_WC_FAILED: /* (our sends, when the server cuts us off) */
+			continue;
+		case GOT_GONE:
+			printf("case %s: the server disconnected after %llu ms\n", c,
+				(unsigned long long)(now_ms() - start));
+			return 0;
+		case GOT_TIMEOUT:
+			printf("case %s: FAIL (the server was still there after %d s)\n", c,
+				DEAF_MS / 1000);
+			return 1;
+		case GOT_ANSWER:
+		case GOT_BAD_ANSWER:
+		case GOT_ERROR:
+		default:
+			printf("case %s: FAIL (%s)\n", c, "an answer without a receive, or an error");
+			return 1;
+		}
+	}
 }
 
 /* SLOTS whole-workspace requests in flight until the server goes (see the top) */
@@ -536,7 +586,11 @@ int main(int argc, char *argv[])
 	if ((ret = rpma_mr_reg(x.peer, x.buf, BUF_SIZE, RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV |
 			RPMA_MR_USAGE_WRITE_SRC, &x.mr)))
 		return die("rpma_mr_reg", ret);
-	for (unsigned k = 0; k < SLOTS; k++)
+	/* (a deaf client posts none) */
+	bool deaf = false;
+	for (int i = 3; i < argc; i++)
+		deaf = deaf || strcmp(argv[i], "deaf") == 0;
+	for (unsigned k = 0; k < (deaf ? 0 : SLOTS); k++)
 		if ((ret = rpma_recv(x.conn, x.mr, RECV_OFF(k), GPSPM_MSG_MAX,
 				(const void *)(uintptr_t)(WR_RECV + k))))
 			return die("rpma_recv", ret);
@@ -549,7 +603,8 @@ int main(int argc, char *argv[])
 				"for this case)\n", argv[i], x.max_msg_num, (MANY_MAX - 4) / 2);
 			failed = 1;
 		} else {
-			failed |= n ? run_many(&x, argv[i], reqs, (unsigned)n) :
+			failed |= n && deaf ? run_deaf(&x, argv[i], reqs, (unsigned)n) :
+				n ? run_many(&x, argv[i], reqs, (unsigned)n) :
 				strcmp(argv[i], "busy-whole") == 0 ? run_busy(&x, argv[i], SLOTS) :
 				strcmp(argv[i], "flood-whole") == 0 ?
 				run_busy(&x, argv[i], 2 * x.max_msg_num + 4) :
