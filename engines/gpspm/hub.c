@@ -33,12 +33,10 @@ static int rcq_new(struct rpmafio_server *s, struct gpspm_server *g)
 	return 0;
 }
 
-/* "client 2 (192.168.1.2, port 7205)" */
 static struct gpspm_requester requester_of(struct gpspm_server *g, struct rpmafio_hub_client *c,
-		size_t part, char *name, size_t len)
+		size_t part)
 {
-	snprintf(name, len, "client %u (%s, port %s)", c->k + 1, c->addr, c->port);
-	return (struct gpspm_requester){&g->box[c->k], c->gen, c->conn, c->base, part, name,
+	return (struct gpspm_requester){&g->box[c->k], c->gen, c->conn, c->base, part, c->name,
 		&c->served, &c->bytes};
 }
 
@@ -63,15 +61,13 @@ static enum rpmafio_poll_step answer_one(struct rpmafio_server *s, struct gpspm_
 		struct rpmafio_hub_client *c, bool *took)
 {
 	struct gpspm_server_slots *slots = g->box[c->k].slots;
-	char name[RPMAFIO_ADDR_STR_LEN + 48];
 	uint32_t k, len, out;
 
 	if (!(*took = gpspm_server_slots_next(slots, &k, &len, &out)))
 		return RPMAFIO_POLL_GO_ON;
 	enum gpspm_request_result r = GPSPM_REQUEST_REFUSED;
 	if (c->state == RPMAFIO_HUB_SERVING) {
-		const struct gpspm_requester who = requester_of(g, c, s->hub->part, name,
-			sizeof(name));
+		const struct gpspm_requester who = requester_of(g, c, s->hub->part);
 		r = gpspm_request_serve(s, g, &who, k, len, out);
 	}
 	switch (r) {

@@ -237,9 +237,8 @@ void rpmafio_hub_client_failed(struct rpmafio_server *s, struct rpmafio_hub_clie
 		client_gone(s, c);
 		return;
 	}
-	rpmafio_fail(&s->job, EIO, "client %u (%s, port %s): %s failed (%s): its host or its "
-		"link is gone, or it broke the connection; serving the others", c->k + 1, c->addr,
-		c->port, what, ibv_wc_status_str(status));
+	rpmafio_fail(&s->job, EIO, "%s: %s failed (%s): its host or its link is gone, or it "
+		"broke the connection; serving the others", c->name, what, ibv_wc_status_str(status));
 	rpmafio_hub_cut_off(s, c);
 }
 
@@ -321,10 +320,10 @@ static bool watch_sends(struct serving *sv, uint64_t now)
 		if (c->stalled_ms == 0) {
 			c->stalled_ms = now;
 		} else if (now - c->stalled_ms >= limit) {
-			rpmafio_fail(&s->job, EIO, "client %u (%s, port %s) took none of its "
-				"responses within connect_timeout=%u ms (its requests wait for send "
-				"buffers those hold: does it post receives?); cut off, serving the "
-				"others", k + 1, c->addr, c->port, limit);
+			rpmafio_fail(&s->job, EIO, "%s took none of its responses within "
+				"connect_timeout=%u ms (its requests wait for send buffers those "
+				"hold: does it post receives?); cut off, serving the others", c->name,
+				limit);
 			rpmafio_hub_cut_off(s, c);
 			continue;
 		}
@@ -406,8 +405,7 @@ static enum rpmafio_poll_step serving_events(void *arg)
 		if (cev != RPMA_CONN_CLOSED && cev != RPMA_CONN_LOST)
 			continue;
 		if (cev == RPMA_CONN_LOST)
-			rpmafio_note(&sv->s->job, "the connection to client %u (%s, port %s) was lost",
-				c->k + 1, c->addr, c->port);
+			rpmafio_note(&sv->s->job, "the connection to %s was lost", c->name);
 		client_gone(sv->s, c);
 	}
 	return all_gone(h);
@@ -434,9 +432,9 @@ static void keepalive(struct rpmafio_server *s, struct rpmafio_hub_client *c, ui
 	case RPMAFIO_KEEPALIVE_UNANSWERED:
 		/* (the probe follows its responses on the queue pair: a client that takes
 		 * none leaves it unanswered too) */
-		rpmafio_fail(job, EIO, "client %u (%s, port %s) did not answer a keepalive probe "
-			"(sent after %u ms without a word from it) within %llu ms: %s; serving the "
-			"others", c->k + 1, c->addr, c->port, job->o->keepalive,
+		rpmafio_fail(job, EIO, "%s did not answer a keepalive probe (sent after %u ms "
+			"without a word from it) within %llu ms: %s; serving the others", c->name,
+			job->o->keepalive,
 			(unsigned long long)c->ka.give_up, c->stalled_ms ? "it took none of its "
 			"responses meanwhile (does it post receives?), or its host or link is gone" :
 			"its host or its link is gone");

@@ -32,6 +32,8 @@ struct rpmafio_hub_client {
 	unsigned k;		/* 0-based within the job */
 	char port[8];
 	char addr[RPMAFIO_ADDR_STR_LEN]; /* where it connected from */
+	char name[RPMAFIO_ADDR_STR_LEN + 40]; /* "client 2 (ADDR, port P)": its
+				 * messages' (formatted once, when it asks to connect) */
 	/*
 	 * its own protection domain: an rkey is checked against the PD of the
 	 * queue pair it comes on, so no other client's can reach its bytes

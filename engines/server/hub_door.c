@@ -71,6 +71,7 @@ enum hub_door_step hub_door_request(struct rpmafio_server *s, struct rpmafio_hub
 	}
 	if (rpma_conn_req_get_peer_addr(req, &addr) == 0)
 		rpmafio_addr_str(&addr, c->addr, sizeof(c->addr));
+	snprintf(c->name, sizeof(c->name), "client %u (%s, port %s)", c->k + 1, c->addr, c->port);
 	c->gen = (c->gen + 1) & RPMAFIO_HUB_GEN_MASK;
 	const struct rpmafio_hub_ops *ops = s->hub->ops;
 	if (ops && ops->accepting && (ret = ops->accepting(s, c, req))) {
