@@ -26,6 +26,7 @@ PEER_FIO=build/peer/fio
 usage() {
 	cat <<EOF
 Usage: $PROG [--out DIR] [--rounds N] [--ios N] [--clients LIST] [--control ENGINE]
+       [--dry-run]
 
 A GPSPM server's CPU for 1, 2, 4, 8 clients (--clients, default $COUNTS): ours as one
 job for all of them (clients_per_job=N; busy polling, then sleeping) and fio 3.33's
@@ -34,7 +35,8 @@ writing --ios 4 KiB blocks (default $IOS) at depth 8. --control ENGINE adds ours
 another build of librpma_gpspm.so (e.g. of an earlier commit: a change's cost measured
 in the same run), busy and sleeping, taking turns with the rest. In the Soft-RoCE VM when this
 machine has no RDMA device (needs make engines peer). Writes DIR/clients.tsv and
-DIR/clients.md (default build/bench/clients-<date-time>).
+DIR/clients.md (default build/bench/clients-<date-time>). --dry-run prints the command
+the VM would run, and exits.
 EOF
 }
 

@@ -21,14 +21,15 @@ MODES=(1 0 adaptive)
 
 usage() {
 	cat <<EOF
-Usage: $PROG [--out DIR] [--rounds N] [--runtime S] [--rate IOPS]
+Usage: $PROG [--out DIR] [--rounds N] [--runtime S] [--rate IOPS] [--dry-run]
 
 The GPSPM server's polling modes (busy_wait_polling=1, 0, adaptive) side by side:
 4 KiB random writes at iodepth 1, at full speed and at --rate IOPS (default $RATE),
 --rounds rounds (default $ROUNDS) of one --runtime second run (default $RUNTIME) per
 mode and rate, modes taking turns. In the Soft-RoCE VM when this machine has no RDMA
 device (needs make engines). Writes DIR/polling.tsv and DIR/polling.md (default
-build/bench/polling-<date-time>).
+build/bench/polling-<date-time>). --dry-run prints the command the VM would run, and
+exits.
 EOF
 }
 

@@ -15,16 +15,18 @@
 . "$ROOT/scripts/lib/wait.sh"
 
 IN_VM=0
+DRY_RUN=0
 SSH_HOST='' # (lib.sh's servers run on this host)
 MATRIX=$ROOT/scripts/matrix/matrix
 
-# --out, --rounds, the bench's own BENCH_OPTIONS, --in-vm and --help; then --rounds
-# checked and OUT made absolute (the bench checks its own options' values)
+# --out, --rounds, the bench's own BENCH_OPTIONS, --in-vm, --dry-run and --help; then
+# --rounds checked and OUT made absolute (the bench checks its own options' values)
 bench_args() {
 	local var
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--in-vm) IN_VM=1 ;;
+		--dry-run) DRY_RUN=1 ;;
 		-h|--help) usage; exit 0 ;;
 		*)
 			var=$(option_variable "$1") || die "unknown option '$1' (see --help)"
@@ -64,13 +66,20 @@ bench_run() { # REPORT
 		bench_measure
 		return
 	fi
-	bench_host_ready "$OUT"
-	local args=(--in-vm) pair var
+	# (the options with a value, as given or by default: one left empty, as --control is
+	# unless given, is not passed, or the VM's side would take it for a missing value)
+	local args=("$ROOT/scripts/$PROG" --in-vm) pair var
 	for pair in $(value_options); do
 		var=${pair#*=}
-		args+=("${pair%%=*}" "${!var}")
+		[ -z "${!var}" ] || args+=("${pair%%=*}" "${!var}")
 	done
-	"$ROOT/scripts/softroce-vm" run -q --timeout 3600 -- "$ROOT/scripts/$PROG" "${args[@]}"
+	if [ "$DRY_RUN" = 1 ]; then
+		printf '%q ' "${args[@]}"
+		echo
+		return
+	fi
+	bench_host_ready "$OUT"
+	"$ROOT/scripts/softroce-vm" run -q --timeout 3600 -- "${args[@]}"
 	python3 "$MATRIX" "$1" "$OUT/$BENCH.tsv" --out "$OUT/$BENCH.md"
 	cat "$OUT/$BENCH.md"
 }

@@ -76,6 +76,16 @@ compare_flags() {
 }
 
 # SCRIPT (of scripts/) run with ARGS must fail, saying EXPECT
+# SCRIPT [OPTIONS]: the command the host would have the VM run (--dry-run) parses
+# there (--help after its options: exit 0 once every option was taken)
+bench_vm_side_takes_defaults() {
+	local script=$1 cmd
+	shift
+	cmd=$("$ROOT/scripts/$script" "$@" --dry-run) || return 1
+	case $cmd in *" --in-vm "*) ;; *) echo "not the VM's command: $cmd"; return 1 ;; esac
+	eval "$cmd --help" >/dev/null
+}
+
 script_fails_with() { # SCRIPT EXPECT ARGS...
 	local script=$1 expect=$2 out
 	shift 2
@@ -320,6 +330,12 @@ main() {
 	check "ours vs the peer interleaved, pairs until decided (test_schedule.sh)" "$HERE/test_schedule.sh"
 	check "the GPSPM server's polling modes side by side (test_polling.py)" python3 "$HERE/test_polling.py"
 	check "a GPSPM server's CPU per I/O as its clients grow (test_clientsbench.py)" python3 "$HERE/test_clientsbench.py"
+	check "bench_clients.sh: the VM's side takes the options the host passes by default" \
+		bench_vm_side_takes_defaults bench_clients.sh
+	check "bench_clients.sh: ... and --control" bench_vm_side_takes_defaults bench_clients.sh \
+		--control "$ROOT/Makefile"
+	check "bench_polling.sh: the VM's side takes the options the host passes by default" \
+		bench_vm_side_takes_defaults bench_polling.sh
 	check "bench_polling.sh: bad --rounds named" script_fails_with bench_polling.sh "--rounds: '0' is not" --rounds 0
 	check "bench_polling.sh: bad --rate named" script_fails_with bench_polling.sh "--rate: 'x' is not" --rate x
 	check "report HTML rendered alone by headless Chromium, findings first" \
