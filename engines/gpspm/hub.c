@@ -111,25 +111,6 @@ static void no_request(struct rpmafio_server *s, struct rpmafio_hub_client *c,
 	}
 }
 
-/* client k has a request waiting: it gets in line for a turn (if it is not in it) */
-static void line_up(struct gpspm_server *g, unsigned k)
-{
-	if (g->in_line[k])
-		return;
-	g->in_line[k] = true;
-	g->line[(g->line_head + g->line_len++) % g->nbox] = k;
-}
-
-/* the client first in line, out of it */
-static unsigned next_in_line(struct gpspm_server *g)
-{
-	const unsigned k = g->line[g->line_head];
-	g->line_head = (g->line_head + 1) % g->nbox;
-	g->line_len--;
-	g->in_line[k] = false;
-	return k;
-}
-
 /* n completions of the receive CQ: each request waits in its client's mailbox */
 static enum rpmafio_poll_step take_requests(struct rpmafio_server *s, struct gpspm_server *g,
 		const struct ibv_wc *wc, int n)
@@ -156,7 +137,7 @@ static enum rpmafio_poll_step take_requests(struct rpmafio_server *s, struct gps
 				"which holds a request already", c->k + 1, k);
 			return RPMAFIO_POLL_FAILED;
 		}
-		line_up(g, c->k);
+		(void) gpspm_line_join(g->line, c->k);
 	}
 	return RPMAFIO_POLL_GO_ON;
 }
@@ -218,14 +199,15 @@ static enum rpmafio_poll_step answer(struct rpmafio_server *s, struct gpspm_serv
 
 	for (;;) {
 		bool cut_any = false;
-		for (unsigned left = g->line_len; left > 0; left--) {
-			const unsigned k = next_in_line(g);
+		unsigned k;
+		for (unsigned left = gpspm_line_len(g->line); left > 0 &&
+				gpspm_line_next(g->line, &k); left--) {
 			bool cut = false;
 			if ((r = turn(s, g, &s->hub->clients[k], &cut)))
 				return r;
 			cut_any = cut_any || cut;
 			if (gpspm_server_slots_waiting(g->box[k].slots))
-				line_up(g, k);
+				(void) gpspm_line_join(g->line, k);
 		}
 		if (!cut_any)
 			return RPMAFIO_POLL_GO_ON;

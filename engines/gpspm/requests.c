@@ -32,8 +32,7 @@ int gpspm_server_state_new(struct rpmafio_server *s, unsigned clients)
 	}
 	s->priv = g;
 	g->nbox = clients;
-	if (clients > 1 && ((g->line = calloc(clients, sizeof(*g->line))) == NULL ||
-			(g->in_line = calloc(clients, sizeof(*g->in_line))) == NULL))
+	if (clients > 1 && gpspm_line_new(clients, &g->line))
 		return rpmafio_fail(&s->job, ENOMEM, "no memory for %u clients' messages", clients);
 	for (unsigned c = 0; c < clients; c++) {
 		if (gpspm_server_slots_new(n, &g->box[c].slots))
@@ -58,8 +57,7 @@ void gpspm_server_state_delete(struct rpmafio_server *s)
 		gpspm_server_slots_delete(&g->box[c].slots);
 	}
 	free(g->box);
-	free(g->line);
-	free(g->in_line);
+	gpspm_line_delete(&g->line);
 	free(g);
 	s->priv = NULL;
 }

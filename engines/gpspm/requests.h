@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "line.h"
 #include "msg_bufs.h"
 #include "server/server.h"
 #include "server_slots.h"
@@ -40,8 +41,7 @@ struct gpspm_server {
 	/* several clients (server/hub.h): every client's receives complete here */
 	struct rpma_cq *rcq;
 	/* ... and the clients with requests waiting, in line for their turns */
-	unsigned *line, line_head, line_len;
-	bool *in_line;
+	struct gpspm_line *line;
 };
 
 /* whom a request came from: where its range lies, where its answer goes */
