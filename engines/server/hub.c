@@ -301,7 +301,8 @@ static enum rpmafio_poll_step all_gone(const struct rpmafio_hub *h)
  * promptly (the loop polls without sleeping), and a client none of whose
  * sends completes for connect_timeout -- one that posts no receives, so its
  * responses are retried without end -- is cut off: its requests never hold
- * up another's. false when no served client's requests wait.
+ * up another's. false when no served client's requests wait. now: the
+ * monotonic ms, or 0 (the clock is read only if some client's requests wait).
  */
 static bool watch_sends(struct serving *sv, uint64_t now)
 {
@@ -317,6 +318,8 @@ static bool watch_sends(struct serving *sv, uint64_t now)
 			c->stalled_ms = 0;
 			continue;
 		}
+		if (now == 0)
+			now = rpmafio_now_ms();
 		if (c->stalled_ms == 0) {
 			c->stalled_ms = now;
 		} else if (now - c->stalled_ms >= limit) {
@@ -351,7 +354,7 @@ static enum rpmafio_poll_step serving_wc(void *arg, const struct ibv_wc *wc, int
 
 	if ((r = sv->ops->recv_wc(sv->s, wc, n)) || (r = reap_sends(sv)))
 		return r;
-	hurry_if_waiting(sv, rpmafio_now_ms());
+	hurry_if_waiting(sv, 0);
 	return all_gone(sv->s->hub);
 }
 

@@ -149,6 +149,21 @@ hub_handshake() {
 	hub_end "$name" "$status"
 }
 
+# What node0's writes (each with its flush) waited beside the flood, against the pace of
+# the flood's answers (each a flush of its whole part): a turn of node2's ends with one of
+# them, so node0's flushes wait for about one at a time, not for all node2 has sent.
+flood_wait() {
+	local n ms lat
+	read -r n ms <<<"$(sed -n 's/.*stopped after \([0-9]*\) answers, \([0-9]*\) ms from the first/\1 \2/p' \
+		"$E2E_DIR/client-flood.log")"
+	lat=$(jq -r '.jobs[0].write.clat_ns | [.percentile["50.000000"], .percentile["99.000000"], .max]
+		| map(. / 1e6 | . * 100 | round / 100) | "p50 \(.[0]) ms, p99 \(.[1]) ms, max \(.[2]) ms"' \
+		"$E2E_DIR/client.json" 2>/dev/null)
+	echo "  node0's writes: ${lat:-?}; node2's whole-part flushes: ${n:-?} answered in ${ms:-?} ms" \
+		"($(awk -v n="${n:-0}" -v t="${ms:-0}" 'BEGIN { if (n > 0) printf "%.2f", t / n; else printf "?" }') ms each)" \
+		>>"$E2E_DIR/wait"
+}
+
 hub_flood() {
 	local name=gpspm-hub-flood-whole status=0 hpid
 	e2e_wanted "$name" || return 0
@@ -165,13 +180,15 @@ hub_flood() {
 			echo "  the flood had ended before the fio client did" >>"$E2E_DIR/why"
 			status=1
 		fi
-		ssh -n "$HOSTILE_NODE" 'pkill -KILL -x gpspm-hostile'
+		ssh -n "$HOSTILE_NODE" 'pkill -TERM -x gpspm-hostile'
 		wait "$hpid" 2>/dev/null
+		flood_wait
 		grep -Eq 'served [1-9][0-9]* flush requests from 2 clients on one thread \(each: [1-9][0-9]*, [1-9][0-9]*;' \
 			"$E2E_DIR/server.log" ||
 			{ echo "  the hub did not serve both clients" >>"$E2E_DIR/why"; status=1; }
 	fi
 	hub_end "$name" "$status"
+	[ ! -f "$E2E_DIR/wait" ] || cat "$E2E_DIR/wait"
 }
 
 # (connect_timeout: how long the deaf client's responses may hang; no keepalive

@@ -40,7 +40,9 @@
  *     busy-whole     SLOTS requests for the whole workspace always in flight (each
  *                    answer sends the next) until the server disconnects, for at
  *                    most 60 s: the server must still stop when fio tells it to
- *                    (prints the answers it got; passes when the server went)
+ *                    (prints the answers it got; passes when the server went, or
+ *                    when SIGTERM stopped it: then it says how long its answers
+ *                    took from the first)
  *     flood-whole    the same with 2 * max_msg_num + 4 requests always in flight:
  *                    more than the server takes at a time (needs max_msg_num <= 30)
  *   a client that takes no answers (the only case of its run: no receive is
@@ -58,6 +60,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -464,6 +467,15 @@ static int run_deaf(struct ctx *x, const char *c, const struct gpspm_req *reqs, 
 	}
 }
 
+/* SIGTERM: a busy case ends, saying how far it got (the test's stop) */
+static volatile sig_atomic_t terminated;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	terminated = 1;
+}
+
 /* SLOTS whole-workspace requests in flight until the server goes (see the top) */
 #define BUSY_MS 60000
 
@@ -480,6 +492,7 @@ static int run_busy(struct ctx *x, const char *c, unsigned inflight)
 {
 	struct gpspm_resp resp;
 	unsigned long answers = 0;
+	uint64_t first = 0;	/* when the first answer came */
 	char why[160];
 
 	if (inflight == 0 || inflight > MANY_MAX)
@@ -491,18 +504,27 @@ static int run_busy(struct ctx *x, const char *c, unsigned inflight)
 		}
 	for (;;) {
 		enum got g = next_event(x, now_ms() + BUSY_MS, &resp, why, sizeof(why));
+		if (terminated) {
+			printf("case %s: stopped after %lu answers, %llu ms from the first\n", c,
+				answers, (unsigned long long)(first ? now_ms() - first : 0));
+			return answers ? 0 : 1;
+		}
 		if (g == GOT_SENT)
 			continue;
 		/* an answer sends the next request (in the oldest request's buffer) */
 		if (g == GOT_ANSWER && send_whole(x, (unsigned)(answers++ % inflight)) == 0) {
-			if (answers == 1)
+			if (answers == 1) {
+				first = now_ms();
 				printf("case %s: answered, and busy from now on (%u requests in "
 					"flight)\n", c, inflight);
+			}
 			fflush(stdout);
 			continue;
 		}
 		if (g == GOT_ANSWER || g == GOT_GONE || g == GOT_WC_FAILED) {
-			printf("case %s: the server went after %lu answers\n", c, answers);
+			/* (the pace of its answers: what a client beside it waits for at most) */
+			printf("case %s: the server went after %lu answers, %llu ms from the "
+				"first\n", c, answers, (unsigned long long)(first ? now_ms() - first : 0));
 			return answers ? 0 : 1;
 		}
 		printf("case %s: FAIL (%s after %lu answers)\n", c, g == GOT_TIMEOUT ?
@@ -530,6 +552,7 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED);
+	(void) signal(SIGTERM, on_term);
 	if ((ret = rpma_utils_get_ibv_context(argv[1], RPMA_UTIL_IBV_CONTEXT_REMOTE, &dev)))
 		return die("rpma_utils_get_ibv_context", ret);
 	if ((ret = rpma_peer_new(dev, &x.peer)))
