@@ -15,7 +15,7 @@
 # only serve (the host stops them when node 0 is done).
 #
 # Inputs (all written by the host into /run/softroce-vm):
-#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB RXE_ADDR RXE_PREFIX TRANSPORT
+#   config  SHARE CWD PMEM PMEM_DEVDAX_MIB CXL CXL_DEVDAX_MIB RXE_ADDR RXE_PREFIX TRANSPORT
 #           IWARP_ADDR QUIET ACCEL
 #           NODE NODES NODE_HOSTS ("node0=ADDR node1=ADDR ...")
 #   env     `export NAME=VALUE` lines from --env
@@ -175,7 +175,7 @@ EOF
 # `ssh nodeI '. /etc/softroce-vm.env; ...'`.
 write_node_env() {
 	local v
-	for v in RPMA_TEST_ADDR RPMA_TEST_IWARP_ADDR RPMA_TEST_TRANSPORT RPMA_TEST_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
+	for v in RPMA_TEST_ADDR RPMA_TEST_IWARP_ADDR RPMA_TEST_TRANSPORT RPMA_TEST_DEVDAX RPMA_TEST_CXL_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
 		SOFTROCE_VM_NODE SOFTROCE_VM_NODES; do
 		[[ -n ${!v:-} ]] && echo "export $v=${!v}"
 	done >"$NODE_ENV"
@@ -239,6 +239,30 @@ setup_pmem() {
 	export RPMA_TEST_FSDAX_DIR=$FSDAX_DIR
 }
 
+# --cxl: the persistent capacity of the CXL type-3 device becomes a CXL region
+# (cxl create-region), which the kernel hands to libnvdimm as the region of an
+# nvdimm bus of its own (provider CXL); a devdax namespace of CXL_DEVDAX_MIB is
+# made there. 6.1 does not assemble a region again at boot: after a power cut the
+# region is made again over the same device bytes, and the namespace is found by
+# its label (kept in the device's label storage area).
+setup_cxl() {
+	local out region chardev
+	step "cxl create-region" cxl create-region -m -t pmem -d decoder0.0 -w 1 mem0 >/dev/null
+	out=$(ndctl list -R -b CXL 2>/dev/null | tr -d ' \n')
+	region=$(json_field dev <<<"$out")
+	[[ -n $region ]] || die "no nvdimm region of the CXL region (ndctl list -R -b CXL)"
+	out=$(ndctl list -N -r "$region" 2>/dev/null | tr -d ' \n')
+	chardev=$(json_field chardev <<<"$out")
+	if [[ -z $chardev ]]; then
+		out=$(step "CXL devdax namespace" ndctl create-namespace -r "$region" -m devdax \
+			-s "${CXL_DEVDAX_MIB}M") || exit 1
+		chardev=$(json_field chardev <<<"$(tr -d ' \n' <<<"$out")")
+	fi
+	[[ -n $chardev && -c /dev/$chardev ]] || die "no devdax device on the CXL region ($region)"
+	note "cxl: RPMA_TEST_CXL_DEVDAX=/dev/$chardev (devdax on $region, the CXL region of mem0)"
+	export RPMA_TEST_CXL_DEVDAX=/dev/$chardev
+}
+
 main() {
 	local rc CMD=()
 	# shellcheck disable=SC1091 # written by the host at run time
@@ -252,6 +276,7 @@ main() {
 		setup_local
 	fi
 	[[ $PMEM == 1 ]] && setup_pmem
+	[[ ${CXL:-0} == 1 ]] && setup_cxl
 	export SOFTROCE_VM=1
 	# the accelerator that runs this guest (kvm or tcg), for reports
 	export SOFTROCE_VM_ACCEL=${ACCEL:-unknown}

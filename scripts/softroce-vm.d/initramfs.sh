@@ -28,6 +28,9 @@ MODULES_PMEM=(
 	nfit nd_pmem dax_pmem device_dax
 	ext4
 )
+# --cxl: the CXL bus and a type-3 device's persistent capacity as an nvdimm region
+# (the core is built in on Debian's 6.1; the pmem group gives nd_pmem and device_dax)
+MODULES_CXL=('?cxl_core' '?cxl_port' '?cxl_acpi' '?cxl_pci' '?cxl_mem' '?cxl_pmem')
 # What /init (busybox sh) calls.
 APPLETS=(sh cat chroot cut dmesg echo hostname insmod mkdir mount reboot sleep sync umount)
 
@@ -39,6 +42,7 @@ initramfs_stamp() { # V
 		echo "format $INITRAMFS_FORMAT kver $KVER"
 		echo "base ${MODULES_BASE[*]}"
 		echo "pmem ${MODULES_PMEM[*]}"
+		echo "cxl ${MODULES_CXL[*]}"
 		echo "iwarp ${MODULES_IWARP[*]}"
 		stat -c '%s %Y' "$(siw_ko "$1")" 2>/dev/null || true
 		sha256sum "$PARTS/init" 2>/dev/null || true
@@ -90,13 +94,14 @@ copy_module() { # MD REL DEST
 }
 
 # The modules and their dependencies into STAGING/lib/modules, their load
-# order into STAGING/modules/{base,pmem,iwarp}.list (read by /init).
+# order into STAGING/modules/{base,pmem,cxl,iwarp}.list (read by /init).
 stage_modules() { # MD STAGING
 	local md=$1 st=$2 order group rel base
 	order=$("$TOOL" modules "$md" --group base "${MODULES_BASE[@]}" --group pmem "${MODULES_PMEM[@]}" \
-		--group iwarp "${MODULES_IWARP[@]}") || exit
+		--group cxl "${MODULES_CXL[@]}" --group iwarp "${MODULES_IWARP[@]}") || exit
 	: >"$st/modules/base.list"
 	: >"$st/modules/pmem.list"
+	: >"$st/modules/cxl.list"
 	: >"$st/modules/iwarp.list"
 	while read -r group rel; do
 		[[ -n $rel ]] || continue
@@ -135,6 +140,7 @@ build_initramfs() { # V
 }
 
 mod_summary() { # DIR -- the module load order, from the image itself
-	cpio -i --to-stdout --quiet modules/base.list modules/pmem.list modules/iwarp.list <"$1/initramfs.img" |
+	cpio -i --to-stdout --quiet modules/base.list modules/pmem.list modules/cxl.list \
+		modules/iwarp.list <"$1/initramfs.img" |
 		tr '\n' ' '
 }

@@ -27,7 +27,7 @@ cleanup_run() {
 		kill "$p" 2>/dev/null || true
 	done
 	[[ -n $RUN_DIR && -d $RUN_DIR ]] || return 0
-	rm -f "$RUN_DIR/pmem.img" "$RUN_DIR"/node*/pmem.img
+	rm -f "$RUN_DIR"/{pmem,cxl,cxl-lsa}.img "$RUN_DIR"/node*/{pmem,cxl,cxl-lsa}.img
 	((KEEP_RUN_DIR)) || rm -rf "$RUN_DIR"
 }
 
@@ -54,6 +54,10 @@ check_run_tools() {
 	if ((OPT_PMEM)); then
 		need_tool ndctl ndctl
 		need_tool mkfs.ext4 e2fsprogs
+	fi
+	if ((OPT_CXL)); then
+		((OPT_PMEM)) || die "--cxl needs --pmem (the CXL region is an nvdimm region)"
+		need_tool cxl ndctl
 	fi
 }
 
@@ -140,6 +144,8 @@ write_run_files() { # I
 		echo "SHARE=$(shquote "$OPT_SHARE")"
 		echo "CWD=$(shquote "$OPT_CWD")"
 		echo "PMEM=$OPT_PMEM"
+		echo "CXL=$OPT_CXL"
+		echo "CXL_DEVDAX_MIB=$((CXL_MIB / 2))"
 		echo "PMEM_DEVDAX_MIB=$((OPT_PMEM_MIB / 2))"
 		echo "RXE_ADDR=$(node_addr "$1")"
 		echo "RXE_PREFIX=$RXE_PREFIX"
@@ -198,7 +204,11 @@ pick_network() {
 	NET_PORT=$((20000 + RANDOM % 30000))
 }
 
-# Node I's QEMU arguments -> QARGS; with --pmem it creates the NVDIMM's backing file.
+# --cxl: the type-3 device's persistent capacity (and its label area's file), MiB
+CXL_MIB=256
+
+# Node I's QEMU arguments -> QARGS; with --pmem it creates the NVDIMM's backing file
+# (--cxl: the CXL device's).
 qemu_args() { # V I
 	local machine=pc memspec=$OPT_MEM pmem_args=() net_args=() size dir name=$PROG
 	dir=$(node_dir "$2")
@@ -225,6 +235,22 @@ qemu_args() { # V I
 			-device 'nvdimm,id=nvdimm0,memdev=pmem0,label-size=128K'
 		)
 	fi
+	local cxl_args=()
+	if ((OPT_CXL)); then
+		# a q35 machine with CXL: a host bridge, a root port and a persistent type-3
+		# device (its memory and label area in files kept across a power cut, as
+		# the NVDIMM's), and a fixed memory window of 4 GiB for its region
+		machine=q35,nvdimm=on,cxl=on
+		truncate -s "$CXL_MIB"M "$dir/cxl.img" "$dir/cxl-lsa.img"
+		cxl_args=(
+			-object "memory-backend-file,id=cxl-mem0,share=on,mem-path=$(qesc "$dir/cxl.img"),size=${CXL_MIB}M"
+			-object "memory-backend-file,id=cxl-lsa0,share=on,mem-path=$(qesc "$dir/cxl-lsa.img"),size=${CXL_MIB}M"
+			-device 'pxb-cxl,bus_nr=12,bus=pcie.0,id=cxl.1'
+			-device 'cxl-rp,port=0,bus=cxl.1,id=cxl-rp0,chassis=0,slot=2'
+			-device 'cxl-type3,bus=cxl-rp0,persistent-memdev=cxl-mem0,lsa=cxl-lsa0,id=cxl-pmem0'
+			-M 'cxl-fmw.0.targets.0=cxl.1,cxl-fmw.0.size=4G'
+		)
+	fi
 	QARGS=(
 		-name "$name" -nodefaults -no-user-config -display none -monitor none -no-reboot
 		-machine "$machine" "${ACCEL_ARGS[@]}" -smp "$OPT_CPUS" -m "$memspec"
@@ -234,7 +260,7 @@ qemu_args() { # V I
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$(qesc "$dir"),mount_tag=softroce-run,security_model=none,multidevs=remap"
 		-virtfs "local,path=$(qesc "$OPT_SHARE"),mount_tag=share,security_model=none,multidevs=remap"
-		"${pmem_args[@]}" "${net_args[@]}"
+		"${pmem_args[@]}" "${cxl_args[@]}" "${net_args[@]}"
 	)
 }
 
@@ -307,7 +333,7 @@ boot_guest() { # V
 	local timeout_cmd=() nodes=''
 	((OPT_TIMEOUT > 0)) && timeout_cmd=(timeout -k 10 "$OPT_TIMEOUT")
 	((OPT_NODES == 1)) || nodes="$OPT_NODES nodes on one network, each "
-	note "booting kernel $KVER ($nodes$ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB"))"
+	note "booting kernel $KVER ($nodes$ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB")$( ((OPT_CXL)) && echo ", CXL ${CXL_MIB} MiB"))"
 	T0=$(now)
 	((OPT_NODES == 1)) || boot_peers "$1"
 	qemu_args "$1" 0

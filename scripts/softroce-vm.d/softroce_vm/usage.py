@@ -108,6 +108,9 @@ Options:
                     file system mounted with -o dax at /mnt/pmem
   --pmem-size MiB   NVDIMM size, a multiple of 64, at least 128 (default 512);
                     half of it is the devdax namespace
+  --cxl             (with --pmem) add a persistent CXL type-3 memory device of
+                    256 MiB on a q35 machine: a CXL region made of it, and a
+                    devdax namespace there (128 MiB) in RPMA_TEST_CXL_DEVDAX
   --env NAME=VALUE  set an environment variable for COMMAND (repeatable);
                     --env NAME passes the caller's value of NAME
   --share DIR       folder shared read-write (default: the project root,
