@@ -111,7 +111,8 @@ run_one() { # ROUND N SERVER PORT
 main() {
 	bench_args "$@"
 	check_args
-	[ "$IN_VM" = 1 ] || [ -x "$ROOT/$PEER_FIO" ] || die "$PEER_FIO is missing: run make peer"
+	[ "$IN_VM" = 1 ] || [ "$DRY_RUN" = 1 ] || [ -x "$ROOT/$PEER_FIO" ] ||
+		die "$PEER_FIO is missing: run make peer"
 	bench_run clients-bench
 }
 
