@@ -167,6 +167,8 @@ run_in_vm() {
 	# (--pmem inside too: there an RDMA device is, and the default would be DRAM)
 	local pmem_arg=()
 	[ "$VM_PMEM" = 0 ] || { vm_args+=(--pmem); pmem_arg=(--pmem); }
+	# (--cxl is among the user's options: the VM side takes it from them)
+	[ "$VM_CXL" = 0 ] || vm_args+=(--cxl)
 	# (Soft-iWARP counts registrations against the locked-memory limit, also root's)
 	[ "$VM_TRANSPORT" != iwarp ] || vm_args+=(--transport iwarp --env RPMA_FIO_MEMLOCK=unlimited)
 	mkdir -p "$OUT" "$dest"

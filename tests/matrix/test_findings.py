@@ -100,6 +100,12 @@ class Sentences(unittest.TestCase):
         self.assertNotIn("DRAM", md)
         self.assertIn("The server's memory was device DAX (`/dev/dax0.0`): GPSPM's server flushed", md)
         self.assertIn("the VM's emulated NVDIMM", md)
+        cxl = "device-DAX dax1.0: NUMA node 1, 124 MiB, on CXL memory, region1 of ndbus1 (provider CXL)"
+        md, _ = text(plan_rows(), {"in Soft-RoCE VM": "yes, accelerator tcg", "server memory placement": cxl},
+                     {"server_mem": "/dev/dax1.0"})
+        self.assertIn(f"It is CXL memory: {cxl}.", md)
+        self.assertIn("the VM's emulated persistent CXL memory (a type-3 device)", md)
+        self.assertNotIn("NVDIMM", md)
         rows = plan_rows() + [row("apm-native", "write", 4096, 1, 1, 800.0)]
         add_ratios(rows)
         md, _ = text(rows, {}, {"server_mem": "malloc"})

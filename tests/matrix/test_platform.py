@@ -169,6 +169,30 @@ class Memory(FakeTree):
         self.assertEqual(self.facts(mem="/dev/dax1.0")["server memory placement"],
                          "device-DAX dax1.0: NUMA node 1, 16.0 GiB")
 
+    def test_devdax_on_a_cxl_region(self):
+        # sysfs: the DAX device's folder below its region, below the nvdimm bus of the
+        # CXL memory device (provider CXL)
+        bus = "sys/devices/platform/ACPI0017:00/root0/nvdimm-bridge0/ndbus1"
+        dev = bus + "/region1/dax1.0/dax1.0"
+        self.write(bus + "/provider", "CXL\n")
+        self.write(dev + "/target_node", "1\n")
+        self.write(dev + "/size", str(128 << 20) + "\n")
+        self.link("sys/bus/dax/devices/dax1.0", dev)
+        self.assertEqual(self.facts(mem="/dev/dax1.0")["server memory placement"],
+                         "device-DAX dax1.0: NUMA node 1, 128 MiB, on CXL memory, region1 of "
+                         "ndbus1 (provider CXL)")
+
+    def test_devdax_on_an_nvdimm(self):
+        bus = "sys/devices/LNXSYSTM:00/LNXSYBUS:00/ACPI0012:00/ndbus0"
+        dev = bus + "/region0/dax0.0/dax0.0"
+        self.write(bus + "/provider", "ACPI.NFIT\n")
+        self.write(dev + "/target_node", "0\n")
+        self.write(dev + "/size", str(16 << 30) + "\n")
+        self.link("sys/bus/dax/devices/dax0.0", dev)
+        self.assertEqual(self.facts(mem="/dev/dax0.0")["server memory placement"],
+                         "device-DAX dax0.0: NUMA node 0, 16.0 GiB, on region0 of ndbus0 "
+                         "(provider ACPI.NFIT)")
+
     def test_devdax_missing(self):
         self.assertEqual(self.facts(mem="/dev/dax0.0")["server memory placement"],
                          "unknown (device-DAX dax0.0: no /sys/bus/dax/devices/dax0.0)")
@@ -189,6 +213,19 @@ class Tools(FakeTree):
         facts = self.facts()
         self.assertEqual(facts["PMem regions and namespaces"], "not read (--sysroot)")
         self.assertEqual(facts["device-DAX devices"], "not read (--sysroot)")
+        self.assertEqual(facts["CXL memory devices and regions"], "not read (--sysroot)")
+
+    def test_cxl_listing_summarised(self):
+        # cxl list -M -R: memory devices and regions (a region's mappings name a memdev
+        # and its decoder: not a device of their own)
+        listing = ('[{"memdevs":[{"memdev":"mem0","pmem_size":268435456,"serial":0,'
+                   '"host":"0000:0d:00.0"},{"memdev":"mem1","ram_size":4294967296}]},'
+                   '{"regions":[{"region":"region1","resource":8321499136,"size":268435456,'
+                   '"interleave_ways":1,"interleave_granularity":256,"decode_state":"commit",'
+                   '"mappings":[{"position":0,"memdev":"mem0","decoder":"decoder2.0"}]}]}]')
+        lines = [platform.cxl_line(o) for o in platform.cxl_objects(platform.json_values(listing))]
+        self.assertEqual(lines, ["mem0 persistent 256 MiB host 0000:0d:00.0", "mem1 volatile 4.0 GiB",
+                                 "region1 256 MiB 1-way commit"])
 
     def test_ndctl_listing_summarised(self):
         # ndctl prints one object after another, regions holding their namespaces

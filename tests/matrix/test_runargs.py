@@ -119,6 +119,23 @@ class Memory(unittest.TestCase):
             s = settings("--quick")
         self.assertEqual((s.server_mem, s.vm_pmem), ("malloc", "0"))
 
+    def test_cxl_is_the_vms_cxl_device_dax(self):
+        with unittest.mock.patch.object(runargs, "has_rdma_device", lambda: False):
+            s = settings("--quick", "--cxl")
+            self.assertEqual((s.server_mem, s.vm_pmem, s.vm_cxl), ("/dev/dax1.0", "1", "1"))
+            self.assertIn("CXL", runargs.mem_words(s))
+            # (in the VM, where the runner adds --pmem after the user's --cxl)
+            with unittest.mock.patch.dict(os.environ, {"RPMA_TEST_ADDR": "192.168.77.1"}):
+                s = settings("--quick", "--cxl", "--in-vm", "--pmem")
+            self.assertEqual(s.server_mem, "/dev/dax1.0")
+            for other in (("--mem", "malloc"), ("--server", "h"), ("--native",),
+                          ("--vm-kernel", "6.12")):
+                with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+                    settings("--quick", "--cxl", *other)
+        with unittest.mock.patch.object(runargs, "has_rdma_device", lambda: True):
+            with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+                settings("--quick", "--cxl")
+
     def test_the_peers_apm_refused_on_pmem_without_direct_write(self):
         with self.assertRaises(SystemExit):
             settings("--quick", "--impl", "ours,peer", "--pmem")

@@ -198,8 +198,9 @@ def clients_lines(rows):
             "runs, by client jobs): " + "; ".join(parts) + "."]
 
 
-def memory_line(mem, in_vm):
-    """What the server's memory was, and what that means for GPSPM's figures."""
+def memory_line(mem, in_vm, placement=""):
+    """What the server's memory was (PLACEMENT: env.json's `server memory placement`),
+    and what that means for GPSPM's figures."""
     if mem == "malloc":
         return ("- The server's memory was DRAM (`malloc`): GPSPM's server had nothing to flush, "
                 "so its figures are its messaging alone; on PMem it adds the cache-line flushes.")
@@ -207,8 +208,12 @@ def memory_line(mem, in_vm):
     line = (f"- The server's memory was {kind} (`{mem}`): GPSPM's server flushed the written "
             "cache lines with its CPU, so its figures include persisting (bytes persisted per byte "
             "written: the cost table).")
+    if "on CXL memory" in placement:
+        line += f" It is CXL memory: {placement}."
     if in_vm:
-        line += (" Here it is the VM's emulated NVDIMM, whose media is a file on the host: the "
+        what = ("emulated persistent CXL memory (a type-3 device)" if "on CXL memory" in placement
+                else "emulated NVDIMM")
+        line += (f" Here it is the VM's {what}, whose media is a file on the host: the "
                  "flushes cost what they cost the guest's CPU, not what a module's media costs.")
     return line
 
@@ -230,7 +235,8 @@ def settings_lines(rows, env, options):
         lines.append("- Not measured: APM with the RNIC's own FLUSH (`--native`, a device that executes "
                      "RDMA FLUSH), which makes the flush persistent by the RNIC without DDIO off.")
     vm = str(env.get("in Soft-RoCE VM", "no"))
-    lines.append(memory_line(options.get("server_mem", "malloc"), vm.startswith("yes")))
+    lines.append(memory_line(options.get("server_mem", "malloc"), vm.startswith("yes"),
+                             str(env.get("server memory placement", ""))))
     if vm.startswith("yes"):
         lines.append(f"- Measured on Soft-RoCE in a VM ({vm[len('yes, '):] or 'accelerator unknown'}): "
                      "the RNIC is software, so the figures show the methods' shape, not a platform's "

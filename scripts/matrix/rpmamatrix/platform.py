@@ -203,6 +203,25 @@ def rnic_numa_fact(sysroot, devs):
     return " ".join(parts)
 
 
+def size_text(n):
+    """Bytes as GiB, or as MiB below one GiB (a CXL device of a VM is a few hundred)."""
+    n = int(n)
+    return gib(n) if n >= 1 << 30 else f"{n / (1 << 20):.0f} MiB"
+
+
+def nd_home(folder):
+    """Where a DAX device's sysfs folder lies: ' on REGION of BUS, provider P' (CXL for
+    the region of a CXL memory device, ACPI.NFIT for an NVDIMM's), or '' when its path
+    names no nvdimm bus."""
+    path = os.path.realpath(folder)
+    found = re.search(r"^(.*/(ndbus[0-9]+))/(region[0-9]+)/", path)
+    if not found:
+        return ""
+    provider = read_text(os.path.join(found.group(1), "provider")) or "unknown"
+    memory = "CXL memory, " if provider == "CXL" else ""
+    return f", on {memory}{found.group(3)} of {found.group(2)} (provider {provider})"
+
+
 def devdax_memory(sysroot, name):
     folder = under(sysroot, f"/sys/bus/dax/devices/{name}")
     if not os.path.isdir(folder):
@@ -211,8 +230,8 @@ def devdax_memory(sysroot, name):
     if node is None:
         node = read_text(os.path.join(folder, "numa_node"))
     size = read_text(os.path.join(folder, "size"))
-    size = gib(size) if size and size.isdigit() else "size unknown"
-    return f"device-DAX {name}: NUMA node {numa_text(node)}, {size}"
+    size = size_text(size) if size and size.isdigit() else "size unknown"
+    return f"device-DAX {name}: NUMA node {numa_text(node)}, {size}{nd_home(folder)}"
 
 
 def unescape_mount(field):
@@ -303,8 +322,43 @@ def nd_line(obj):
     return " ".join(parts)
 
 
-def tool_fact(sysroot, argv, package):
-    """A one-line summary of ndctl/daxctl's JSON listing, or what kept it from being read."""
+def cxl_objects(value):
+    """Every memory device and region in `cxl list`'s JSON, in order, however nested."""
+    if isinstance(value, list):
+        return [o for v in value for o in cxl_objects(v)]
+    if not isinstance(value, dict):
+        return []
+    own = [value] if ("memdev" in value and "decoder" not in value) or "region" in value else []
+    return own + [o for v in value.values() for o in cxl_objects(v)]
+
+
+def cxl_line(obj):
+    """One line of a CXL memory device (its persistent and volatile capacity) or region
+    (size, interleave, state)."""
+    if "region" in obj:
+        parts = [str(obj["region"])]
+        for key in ("type",):
+            if key in obj:
+                parts.append(str(obj[key]))
+        if isinstance(obj.get("size"), int):
+            parts.append(size_text(obj["size"]))
+        if "interleave_ways" in obj:
+            parts.append(f"{obj['interleave_ways']}-way")
+        if "decode_state" in obj:
+            parts.append(str(obj["decode_state"]))
+        return " ".join(parts)
+    parts = [str(obj["memdev"])]
+    for key, what in (("pmem_size", "persistent"), ("ram_size", "volatile")):
+        if isinstance(obj.get(key), int) and obj[key]:
+            parts.append(f"{what} {size_text(obj[key])}")
+    if "host" in obj:
+        parts.append(f"host {obj['host']}")
+    return " ".join(parts)
+
+
+def tool_fact(sysroot, argv, package, objects=None, line=None):
+    """A one-line summary of ndctl/daxctl's JSON listing (or cxl's: OBJECTS and LINE
+    pick and print its entries), or what kept it from being read."""
     if os.path.realpath(sysroot) != "/":
         return "not read (--sysroot)"
     if shutil.which(argv[0]) is None:
@@ -321,10 +375,10 @@ def tool_fact(sysroot, argv, package):
         why = (done.stderr.strip().splitlines() or ["no message"])[-1]
         return f"{command} failed (exit {done.returncode}: {why})"
     try:
-        objects = nd_objects(json_values(done.stdout))
+        found = (objects or nd_objects)(json_values(done.stdout))
     except ValueError as e:
         return f"{command} printed no JSON ({e})"
-    return "; ".join(nd_line(o) for o in objects) or f"none ({command} lists nothing)"
+    return "; ".join((line or nd_line)(o) for o in found) or f"none ({command} lists nothing)"
 
 
 def governor_fact(sysroot):
@@ -352,6 +406,8 @@ def facts(sysroot="/", mem="", direct_write=False):
         "server memory placement": memory_fact(sysroot, mem),
         "PMem regions and namespaces": tool_fact(sysroot, ["ndctl", "list", "-RN"], "ndctl"),
         "device-DAX devices": tool_fact(sysroot, ["daxctl", "list"], "daxctl"),
+        "CXL memory devices and regions": tool_fact(sysroot, ["cxl", "list", "-M", "-R"], "ndctl",
+                                                    cxl_objects, cxl_line),
         "CPU frequency governor": governor_fact(sysroot),
     }
 

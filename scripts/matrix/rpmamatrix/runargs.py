@@ -26,6 +26,7 @@ VALUES = {"--repeats": "repeats", "--max-repeats": "max_repeats", "--margin": "m
 # options without a value: the setting and what it becomes (--mix and --native the plan's too)
 FLAGS = {"--quick": ("preset", "quick"), "--full": ("preset", "full"),
          "--direct-write": ("direct_write", "1"), "--pmem": ("vm_pmem", "1"),
+         "--cxl": ("vm_cxl", "1"),
          "--native": ("native", "1"), "--mix": ("mix", "1"), "--no-costs": ("costs", "0"),
          "--instructions": ("instructions", "1"), "--instructions=sync": ("instructions", "sync"),
          "--dry-run": ("dry_run", "1"), "--in-vm": ("in_vm", "1"), "--resumed": ("resume", "1"),
@@ -34,7 +35,7 @@ PLAN_FLAGS = ("--mix", "--native")
 DEFAULTS = dict(preset="default", repeats="", runtime="", ramp="", max_repeats="", margin="5",
                 settle="", out="", server_ip="", ssh_host="", clients_arg="", rdma_dev="",
                 server_mem="", server_size="64m", direct_write="0", port_base="7400",
-                dry_run="0", in_vm="0", vm_pmem="0", vm_kernel="", vm_transport="", resume="0",
+                dry_run="0", in_vm="0", vm_pmem="0", vm_cxl="0", vm_kernel="", vm_transport="", resume="0",
                 native="0", mix="0", impls="ours", costs="1", instructions="0", help="0")
 # a host name or address, never an option for ssh ('-o...')
 HOST = re.compile(r"[A-Za-z0-9]([A-Za-z0-9._:-]*[A-Za-z0-9])?")
@@ -167,11 +168,26 @@ def inside(root, path):
     return (os.path.realpath(path) + "/").startswith(os.path.realpath(root) + "/")
 
 
+def check_cxl(s):
+    """--cxl is the VM's: its CXL memory is the server's (no --mem beside it), and the
+    VM runs only where the runner would boot it (no --server, no RDMA device here)."""
+    must(not s.server_mem, f"--cxl: the server's memory is the VM's CXL device DAX: drop "
+         f"--mem {s.server_mem}")
+    must(not s.ssh_host and (s.in_vm == "1" or not has_rdma_device()),
+         "--cxl: only in the Soft-RoCE VM (a host's CXL memory: --mem /dev/daxN.M of its "
+         "region, docs/hardware.md)")
+    must(s.vm_kernel in ("", "6.1") and s.native == "0",
+         "--cxl: the VM's CXL memory is tried on kernel 6.1 only (not --vm-kernel 6.12, --native)")
+
+
 def choose_mem(s):
     """Without --mem the server's memory is persistent where there is some to be had: in
     the VM its emulated device DAX (as --pmem), elsewhere DRAM (a host's PMem has no name
-    the runner could guess). --mem malloc asks for DRAM in the VM too."""
-    if s.vm_pmem == "1":
+    the runner could guess). --mem malloc asks for DRAM in the VM too. --cxl: the VM's
+    device DAX on its emulated CXL memory (the guest makes it after the NVDIMM's)."""
+    if s.vm_cxl == "1":
+        s.vm_pmem, s.server_mem = "1", "/dev/dax1.0"
+    elif s.vm_pmem == "1":
         s.server_mem = "/dev/dax0.0"
     elif not s.server_mem:
         vm = s.in_vm == "0" and not s.ssh_host and not has_rdma_device()
@@ -193,6 +209,8 @@ def mem_words(s):
     if s.server_mem == "malloc":
         return "DRAM (malloc)"
     vm = ", the VM's emulated NVDIMM (--mem malloc: DRAM)" if s.vm_pmem == "1" else ""
+    if s.vm_cxl == "1":
+        vm = ", the VM's emulated CXL memory (a persistent type-3 device's region)"
     return s.server_mem + vm
 
 
@@ -290,6 +308,8 @@ def parse(argv, root):
         return s
     check_values(s)
     check_runs(s)
+    if s.vm_cxl == "1":
+        check_cxl(s)
     choose_mem(s)
     check_local_mem(s, root)
     if s.clients_arg:

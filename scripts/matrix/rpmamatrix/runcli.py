@@ -38,7 +38,7 @@ SHELL_VARS = {"PRESET": "preset", "REPEATS": "repeats", "RUNTIME": "runtime", "R
               "SERVER_IP": "server_ip", "SSH_HOST": "ssh_host", "REMOTE_DIR": "remote_dir",
               "SERVER_MEM": "server_mem", "SERVER_SIZE": "server_size",
               "DIRECT_WRITE": "direct_write", "RDMA_DEV": "rdma_dev", "PORT_BASE": "port_base",
-              "DRY_RUN": "dry_run", "IN_VM": "in_vm", "VM_PMEM": "vm_pmem",
+              "DRY_RUN": "dry_run", "IN_VM": "in_vm", "VM_PMEM": "vm_pmem", "VM_CXL": "vm_cxl",
               "VM_KERNEL": "vm_kernel", "VM_TRANSPORT": "vm_transport", "RESUME": "resume",
               "NATIVE": "native", "IMPLS": "impls", "COSTS": "costs",
               "INSTRUCTIONS": "instructions", "WHERE": "where", "ENGINE_DIR": "engine_dir"}

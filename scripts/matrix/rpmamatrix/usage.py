@@ -99,6 +99,8 @@ Server memory:
   --direct-write       the server advertises direct write to PMem (DDIO off / eADR):
                        APM then flushes with the persistent type
   --pmem               in the VM: use its emulated device DAX (--mem /dev/dax0.0)
+  --cxl                in the VM: use device DAX on its emulated persistent CXL memory
+                       (--mem /dev/dax1.0; the VM boots with CXL, docs/softroce-vm.md)
 
 Output and control:
   --out DIR            the result folder (default build/matrix/<date-time>); outside
