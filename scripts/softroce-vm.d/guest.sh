@@ -239,18 +239,50 @@ setup_pmem() {
 	export RPMA_TEST_FSDAX_DIR=$FSDAX_DIR
 }
 
+# Poll CHECK every 0.2 s for at most S seconds; die naming WHAT when it never holds.
+until_true() { # S WHAT CHECK...
+	local s=$1 what=$2 tries
+	shift 2
+	for ((tries = s * 5; tries > 0; tries--)); do
+		"$@" && return 0
+		sleep 0.2
+	done
+	die "no $what after $s s"
+}
+
+cxl_memdev_ready() {
+	cxl list -M -m mem0 2>/dev/null | grep -q '"pmem_size"' &&
+		compgen -G '/sys/bus/cxl/devices/endpoint*' >/dev/null
+}
+
+cxl_nd_region() {
+	ndctl list -i -R -b CXL 2>/dev/null | grep -q '"dev"'
+}
+
 # --cxl: the persistent capacity of the CXL type-3 device becomes a CXL region
 # (cxl create-region), which the kernel hands to libnvdimm as the region of an
 # nvdimm bus of its own (provider CXL); a devdax namespace of CXL_DEVDAX_MIB is
-# made there. 6.1 does not assemble a region again at boot: after a power cut the
-# region is made again over the same device bytes, and the namespace is found by
-# its label (kept in the device's label storage area).
+# made there. 6.1 does not assemble a region again at boot, and the region made
+# again after a power cut refuses to start on the labels of the one before: its
+# labels are written afresh and the namespace made again, of the same size at the
+# same place (the region's start), over the device's bytes as they were.
 setup_cxl() {
-	local out region chardev
-	step "cxl create-region" cxl create-region -m -t pmem -d decoder0.0 -w 1 mem0 >/dev/null
-	out=$(ndctl list -R -b CXL 2>/dev/null | tr -d ' \n')
-	region=$(json_field dev <<<"$out")
-	[[ -n $region ]] || die "no nvdimm region of the CXL region (ndctl list -R -b CXL)"
+	local out made region dimm chardev kept=
+	# the CXL drivers probe the device in the background: without mem0's port,
+	# create-region makes nothing and still exits 0
+	until_true 10 "CXL memory device mem0" cxl_memdev_ready
+	made=$(step "cxl create-region" cxl create-region -m -t pmem -d decoder0.0 -w 1 mem0 2>&1)
+	until_true 10 "nvdimm region of the CXL region (create-region said: $made)" cxl_nd_region
+	out=$(ndctl list -i -R -D -b CXL 2>/dev/null | tr -d ' \n')
+	region=$(sed -n 's/.*"regions":\[{"dev":"\([^"]*\)".*/\1/p' <<<"$out")
+	dimm=$(sed -n 's/.*"dimms":\[{"dev":"\([^"]*\)".*/\1/p' <<<"$out")
+	[[ -n $region && -n $dimm ]] || die "no region or dimm on the CXL bus: $out"
+	if [[ $out == *'"state":"disabled"'* ]]; then
+		step "disable $region" ndctl disable-region "$region" >/dev/null
+		step "init labels of $dimm" ndctl init-labels -f "$dimm" >/dev/null
+		step "enable $region" ndctl enable-region "$region" >/dev/null
+		kept=" (made again at the same place after a power cut)"
+	fi
 	out=$(ndctl list -N -r "$region" 2>/dev/null | tr -d ' \n')
 	chardev=$(json_field chardev <<<"$out")
 	if [[ -z $chardev ]]; then
@@ -259,7 +291,7 @@ setup_cxl() {
 		chardev=$(json_field chardev <<<"$(tr -d ' \n' <<<"$out")")
 	fi
 	[[ -n $chardev && -c /dev/$chardev ]] || die "no devdax device on the CXL region ($region)"
-	note "cxl: RPMA_TEST_CXL_DEVDAX=/dev/$chardev (devdax on $region, the CXL region of mem0)"
+	note "cxl: RPMA_TEST_CXL_DEVDAX=/dev/$chardev (devdax on $region, the CXL region of mem0)$kept"
 	export RPMA_TEST_CXL_DEVDAX=/dev/$chardev
 }
 

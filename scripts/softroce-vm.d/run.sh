@@ -212,17 +212,21 @@ CXL_MIB=256
 qemu_args() { # V I
 	local machine=pc memspec=$OPT_MEM pmem_args=() net_args=() size dir name=$PROG
 	dir=$(node_dir "$2")
+	# QEMU puts a device given no bus on the last one made, with --cxl the CXL host
+	# bridge, which takes only bridges: the NICs go on q35's root bus
+	local nic_bus=
+	((OPT_CXL)) && nic_bus=,bus=pcie.0
 	if ((OPT_NODES > 1)); then
 		name=$PROG-node$2
 		net_args=(
 			-netdev "socket,id=net0,mcast=$NET_GROUP:$NET_PORT,localaddr=127.0.0.1"
-			-device "virtio-net-pci,netdev=net0,mac=52:54:00:77:00:$(printf '%02x' "$(($2 + 1))")"
+			-device "virtio-net-pci,netdev=net0$nic_bus,mac=52:54:00:77:00:$(printf '%02x' "$(($2 + 1))")"
 		)
 		# --transport rxe,iwarp: siw's NIC, eth1, on a network of its own (an upper
 		# device of eth0 would put siw's address into rxe's GID table as well)
 		[[ $OPT_TRANSPORT != rxe,iwarp ]] || net_args+=(
 			-netdev "socket,id=net1,mcast=$NET_GROUP:$((NET_PORT + 1)),localaddr=127.0.0.1"
-			-device "virtio-net-pci,netdev=net1,mac=52:54:00:78:00:$(printf '%02x' "$(($2 + 1))")"
+			-device "virtio-net-pci,netdev=net1$nic_bus,mac=52:54:00:78:00:$(printf '%02x' "$(($2 + 1))")"
 		)
 	fi
 	if ((OPT_PMEM)); then
