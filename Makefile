@@ -251,9 +251,9 @@ HOST_STAGES := unit=test-unit=0:15 unit-asan-ubsan=test-unit-san=0:26 coverage=c
 	vm-unit=test-vm-unit=0:01 waits=test-wait=0:05
 TEST_STAGES := $(HOST_STAGES) \
 	native-build=test-native-build=0:49 build-for-vm=e2e-build=0:43 vm-accel=test-vm-accel=1:20 \
-	fio-deb-sweep=test-fio-deb-sweep=1:56 e2e-6.1=test-e2e-6.1=17:10 native-6.12=test-native-e2e=5:00 \
+	fio-deb-sweep=test-fio-deb-sweep=1:56 e2e-6.1=test-e2e-6.1=15:30 native-6.12=test-native-e2e=5:00 \
 	native-matrix=test-native-matrix=0:41 multinode=test-multinode=7:20 \
-	matrix-vm=test-matrix-vm=4:25 cxl=test-cxl=1:20 doc-claims=test-doc-claims=0:01
+	matrix-vm=test-matrix-vm=4:25 cxl=test-cxl=3:00 doc-claims=test-doc-claims=0:01
 # make check: the host stages and one short VM run (the examples, both engines), for
 # the loop of development; make test stays the whole gate
 CHECK_STAGES := $(HOST_STAGES) build-for-vm=e2e-build=0:43 vm-smoke=test-vm-smoke=1:45
@@ -287,10 +287,10 @@ test-fio-deb-sweep: e2e-build
 		tests/matrix/sweep_vm.sh
 
 # both engines' servers on CXL memory: the device DAX on the region of a persistent CXL
-# type-3 device (scripts/softroce-vm run --cxl), fio's verify and the bytes read back
+# type-3 device (scripts/softroce-vm run --cxl), fio's verify and the bytes read back,
+# and the durability rounds across a power cut of the host whose CXL memory serves
 test-cxl: e2e-build
-	$(VM) run --pmem --cxl --timeout 300 -q -- env E2E_RESULTS=build/e2e-results/cxl.tsv \
-		tests/e2e/cxl.sh
+	$(VM) run --nodes 2 --pmem --cxl --timeout 600 -q -- tests/multinode/cxl.sh
 
 # the smoke run of make check: the examples and a few cases of each engine, one boot
 test-vm-smoke: e2e-build

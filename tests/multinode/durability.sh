@@ -25,11 +25,14 @@ cd "$(dirname "$0")/../.." || exit 1
 METHODS=(apm gpspm)
 [ -z "${RDMA_CORE:-}" ] || METHODS+=(apm-native)
 DEPTH=8 REGION=$((16 << 20))
-IMAGES=$PWD/build/multinode/durability-images
+# the server host's device DAX (make test-cxl: the one on its CXL region) and the
+# name of the results
+export DURABILITY_DEVDAX=${DURABILITY_DEVDAX:-/dev/dax0.0} DURABILITY_NAME=${DURABILITY_NAME:-durability}
+IMAGES=$PWD/build/multinode/$DURABILITY_NAME-images
 
 # node1's device DAX, as tests/multinode/pmem_image.py changes it
 pmem() { # WHAT ARGS...
-	timeout 60 ssh -n node1 python3 "$PWD/tests/multinode/pmem_image.py" /dev/dax0.0 "$@"
+	timeout 60 ssh -n node1 python3 "$PWD/tests/multinode/pmem_image.py" "$DURABILITY_DEVDAX" "$@"
 }
 
 # the runner's --before-restart hook: node1 back, its servers not yet; PLATFORM names
@@ -77,12 +80,12 @@ fi
 . tests/multinode/lib.sh
 # results of their own (make test-native-e2e runs this): the multinode stage, later,
 # starts multinode.tsv afresh
-export E2E_RESULTS=build/e2e-results/durability.tsv
+export E2E_RESULTS=build/e2e-results/$DURABILITY_NAME.tsv
 : >"$E2E_RESULTS"
 
-NAME=durability
+NAME=$DURABILITY_NAME
 POWER=scripts/softroce-vm.d/power.sh
-RUN=$PWD/build/multinode/durability-run
+RUN=$PWD/build/multinode/$NAME-run
 export RPMA_FIO_RDMA_CORE=${RDMA_CORE:-}
 
 # the runner's rounds into OUT; its status in RC
@@ -95,7 +98,7 @@ runner() { # OUT PLATFORM ROUNDS [RUNNER OPTIONS...]
 	RC=0
 	timeout 600 scripts/run_durability.sh --server "$SERVER_NODE" --server-ip "$SERVER_ADDR" \
 		--power-cut "$POWER cut $SERVER_NODE" --wait-up "$POWER wait-up $SERVER_NODE 180" \
-		--mem /dev/dax0.0 --mem-size 16m --direct-write --methods "$(IFS=,; echo "${METHODS[*]}")" \
+		--mem "$DURABILITY_DEVDAX" --mem-size 16m --direct-write --methods "$(IFS=,; echo "${METHODS[*]}")" \
 		${RDMA_CORE:+--native} --rounds "$rounds" --bs 4k --iodepth "$DEPTH" --batch 4 --write-time 2 \
 		--port 7700 --before-restart "$PWD/$0 --platform" --out "$out" "$@" >>"$E2E_DIR/runner.log" 2>&1 || RC=$?
 	sed -n '/^\[round/p; /^  [a-z]/p' "$E2E_DIR/runner.log" | tail -n $((rounds * 6))
@@ -224,7 +227,7 @@ controls() {
 	local st=0 rc=0 m w bad=0 off seed pattern
 	seed=$(cut -f6 "$RUN/rounds/r2/shape.tsv")
 	pattern=$(cut -f7 "$RUN/rounds/r2/shape.tsv")
-	e2e_setup "$NAME-nostate" env SERVER_IP="$SERVER_ADDR" PORT=7700 SERVER_MEM=/dev/dax0.0 SERVER_SIZE=16m \
+	e2e_setup "$NAME-nostate" env SERVER_IP="$SERVER_ADDR" PORT=7700 SERVER_MEM="$DURABILITY_DEVDAX" SERVER_SIZE=16m \
 		SERVER_BUSY_WAIT=0 fio jobs/durability-server.fio -- true
 	e2e_run_server >"$E2E_DIR/server.log" 2>&1 &
 	SPID=$!
