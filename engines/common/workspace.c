@@ -16,7 +16,8 @@ int rpmafio_ws_encode(const struct rpmafio_ws *ws, uint8_t out[RPMAFIO_WS_SIZE])
 	out[3] = ws->mr_desc_size;
 	memcpy(out + RPMAFIO_WS_HDR_SIZE, ws->mr_desc, ws->mr_desc_size);
 	out[RPMAFIO_WS_FLAGS_OFF] = ws->flush_native ? RPMAFIO_WS_FLUSH_NATIVE : 0;
-	out[RPMAFIO_WS_OFFERS_OFF] = ws->ranged_flush ? RPMAFIO_WS_RANGED_FLUSH : 0;
+	out[RPMAFIO_WS_OFFERS_OFF] = (uint8_t)((ws->ranged_flush ? RPMAFIO_WS_RANGED_FLUSH : 0) |
+		(ws->packed_ranges ? RPMAFIO_WS_PACKED_RANGES : 0));
 	return 0;
 }
 
@@ -67,6 +68,8 @@ int rpmafio_ws_decode(const void *buf, size_t len, struct rpmafio_ws *ws,
 			(b[RPMAFIO_WS_FLAGS_OFF] & RPMAFIO_WS_FLUSH_NATIVE),
 		.ranged_flush = len > RPMAFIO_WS_OFFERS_OFF &&
 			(b[RPMAFIO_WS_OFFERS_OFF] & RPMAFIO_WS_RANGED_FLUSH),
+		.packed_ranges = len > RPMAFIO_WS_OFFERS_OFF &&
+			(b[RPMAFIO_WS_OFFERS_OFF] & RPMAFIO_WS_PACKED_RANGES),
 	};
 	memcpy(out.mr_desc, b + RPMAFIO_WS_HDR_SIZE, out.mr_desc_size);
 	*ws = out;

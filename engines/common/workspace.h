@@ -16,7 +16,8 @@
  *                                       flush access); other bits 0
  *   offset 29 u8   offers               what the client MAY use: bit 0 = a GPSPM
  *                                       server that takes flush requests
- *                                       carrying ranges (gpspm/msg.h)
+ *                                       carrying ranges (gpspm/msg.h, field
+ *                                       15), bit 1 = packed ranges too (16)
  *
  * Flags and offers differ in what a client does with a bit it does not know.
  * A flag may change what the client must do, so an unknown one is refused. An
@@ -49,6 +50,7 @@
 #define RPMAFIO_WS_SIZE (RPMAFIO_WS_OFFERS_OFF + 1)	/* what a server of ours sends */
 #define RPMAFIO_WS_FLUSH_NATIVE 0x01	/* flags: the region takes a native FLUSH */
 #define RPMAFIO_WS_RANGED_FLUSH 0x01	/* offers: the server takes ranged flush requests */
+#define RPMAFIO_WS_PACKED_RANGES 0x02	/* offers: ... and their packed ranges (field 16) */
 
 struct rpmafio_ws {
 	uint16_t max_msg_num;
@@ -57,6 +59,7 @@ struct rpmafio_ws {
 	uint8_t mr_desc[RPMAFIO_WS_DESC_MAX];
 	bool flush_native;	/* flags bit 0 */
 	bool ranged_flush;	/* offers bit 0 */
+	bool packed_ranges;	/* offers bit 1 */
 };
 
 /*

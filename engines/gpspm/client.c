@@ -20,7 +20,22 @@ struct gpspm_client {
 	struct gpspm_msg_bufs bufs;	/* send buffers first */
 	struct gpspm_slots *slots;
 	struct gpspm_ranges rg;		/* the next request's ranges (here: no stack guard) */
+	enum gpspm_ranges_form form;	/* how requests carry them */
+	uint32_t ranges_max;		/* how many a request carries: 1 = its span only */
 };
+
+/*
+ * What the server announced: packed ranges (as many as always fit, for values
+ * within its memory), fixed ones (GPSPM_RANGES_MAX), or fio 3.33's one span.
+ */
+static void choose_ranges(struct rpmafio_client *c, struct gpspm_client *g)
+{
+	g->form = c->ws.packed_ranges ? GPSPM_RANGES_PACKED : GPSPM_RANGES_FIXED;
+	g->ranges_max = c->ws.packed_ranges ? gpspm_ranges_packed_max(c->server_size) :
+		c->ws.ranged_flush ? GPSPM_RANGES_MAX : 1;
+	rpmafio_debug(&c->job, "flush requests carry %u range(s)%s", g->ranges_max,
+		g->form == GPSPM_RANGES_PACKED ? ", packed" : "");
+}
 
 /* The server must take as many flush requests at once as this job may send. */
 static int check_server_takes(struct rpmafio_client *c)
@@ -66,6 +81,7 @@ int gpspm_client_init(struct rpmafio_client *c)
 	if (rpmafio_client_connect(c, &q) || check_server_takes(c) ||
 			gpspm_msg_bufs_new(&c->job, c->peer, &g->bufs))
 		return -1;
+	choose_ranges(c, g);
 	for (uint32_t k = 0; k < n; k++)
 		if ((ret = rpma_recv(c->conn, g->bufs.mr, gpspm_recv_off(&g->bufs, k), GPSPM_MSG_MAX,
 				gpspm_wr_id(GPSPM_WR_RECV, k))))
@@ -76,13 +92,12 @@ int gpspm_client_init(struct rpmafio_client *c)
 
 /*
  * The request's ranges: the batch's own to a server that announced it takes
- * them (up to GPSPM_RANGES_MAX: beyond, the closest merge); to any other (fio
+ * them (up to ranges_max: beyond, the closest merge); to any other (fio
  * 3.33's) the one span its plain request names. One range: a plain request.
  */
-static inline void request_ranges(struct rpmafio_client *c, struct gpspm_client *g,
-	struct rpmafio_ranges *rl)
+static inline void request_ranges(struct gpspm_client *g, struct rpmafio_ranges *rl)
 {
-	rpmafio_ranges_fit(rl, c->ws.ranged_flush ? GPSPM_RANGES_MAX : 1);
+	rpmafio_ranges_fit(rl, g->ranges_max);
 	g->rg.n = rl->n > 1 ? rl->n : 0;
 	for (uint32_t i = 0; i < g->rg.n; i++)
 		g->rg.r[i] = (struct gpspm_range){rl->r[i].offset, rl->r[i].len};
@@ -98,13 +113,13 @@ inline int rpmafio_method_flush(struct rpmafio_client *c, struct rpmafio_ranges 
 	uint32_t k;
 	int ret;
 
-	request_ranges(c, g, rl);
+	request_ranges(g, rl);
 	const uint64_t offset = rpmafio_ranges_start(rl), len = rpmafio_ranges_span(rl);
 	struct gpspm_req req = {.offset = offset, .length = len};
 	if (gpspm_slots_next(g->slots, &k, &req.op_context))
 		return rpmafio_fail(&c->job, EIO, "all %u flush slots are in use", g->bufs.nslots);
-	if (gpspm_req_encode_ranged(&req, &g->rg, gpspm_send_buf(&g->bufs, k), GPSPM_MSG_MAX,
-			&size))
+	if (gpspm_req_encode_ranged(&req, &g->rg, g->form, gpspm_send_buf(&g->bufs, k),
+			GPSPM_MSG_MAX, &size))
 		return rpmafio_fail(&c->job, EIO, "cannot encode a flush request");
 	if ((ret = rpma_send(c->conn, g->bufs.mr, gpspm_send_off(&g->bufs, k), size,
 			RPMA_F_COMPLETION_ALWAYS, gpspm_wr_id(GPSPM_WR_SEND, k))))

@@ -43,7 +43,7 @@ struct msg_spec {
 	const char *const *names; /* names[i] is field i + 1 */
 	const size_t *dst;
 	unsigned nfields;	/* <= MSG_FIELDS_MAX */
-	bool ranged;		/* takes field GPSPM_FIELD_RANGES (our extension) */
+	bool ranged;		/* takes fields GPSPM_FIELD_RANGES(_PACKED) (our extension) */
 };
 
 static const char *const req_names[] = {"offset", "length", "op_context"};
@@ -94,34 +94,15 @@ static const char *wire_type_str(unsigned wt)
 	return names[wt & 7];
 }
 
-/* the ranges' key: field 15, length-delimited (2) */
+/* the ranges' keys: field 15 (one byte) and 16 (two), length-delimited (2) */
 #define RANGES_KEY ((uint8_t)((GPSPM_FIELD_RANGES << 3) | 2))
+#define PACKED_KEY ((GPSPM_FIELD_RANGES_PACKED << 3) | 2)
 
-/*
- * Field 15 at byte `at` (its key read, *pos after it): the packed ranges into
- * rg, or why not. Only their encoding here; what they say: ranges_consistent().
- */
-static enum gpspm_msg_status read_ranges(const struct msg_spec *sp, const uint8_t *b,
-		size_t len, size_t *pos, size_t at, unsigned wt, struct gpspm_ranges *rg,
-		char *why, size_t whylen)
+/* field 15's body of size bytes at *pos: whole 16-byte ranges */
+static enum gpspm_msg_status read_fixed(const struct msg_spec *sp, const uint8_t *b,
+		size_t *pos, size_t at, uint64_t size, struct gpspm_ranges *rg, char *why,
+		size_t whylen)
 {
-	uint64_t size;
-
-	if (wt != 2)
-		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) at byte %zu has "
-			"wire type %s, expected length-delimited", sp->what, GPSPM_FIELD_RANGES, at,
-			wire_type_str(wt));
-	if (rg->n)
-		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) comes twice "
-			"(again at byte %zu)", sp->what, GPSPM_FIELD_RANGES, at);
-	if (read_varint(b, len, pos, &size))
-		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: the "
-			"size of field %d (ranges) at byte %zu is cut off or too long", sp->what,
-			len, GPSPM_FIELD_RANGES, at);
-	if (size > len - *pos)
-		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: field "
-			"%d (ranges) at byte %zu announces %llu bytes, %zu left", sp->what, len,
-			GPSPM_FIELD_RANGES, at, (unsigned long long)size, len - *pos);
 	if (size == 0 || size % GPSPM_RANGE_SIZE || size / GPSPM_RANGE_SIZE > GPSPM_RANGES_MAX)
 		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) at byte %zu "
 			"holds %llu bytes, not 1-%d ranges of %d", sp->what, GPSPM_FIELD_RANGES, at,
@@ -132,6 +113,76 @@ static enum gpspm_msg_status read_ranges(const struct msg_spec *sp, const uint8_
 		rg->r[i].length = get_u64le(b + *pos + 8);
 	}
 	return GPSPM_MSG_OK;
+}
+
+/*
+ * field 16's body of size bytes at *pos: pairs of varints (gap, length) filling
+ * it exactly; a gap that would wrap the offset around is refused here, the rest
+ * by ranges_consistent()
+ */
+static enum gpspm_msg_status read_packed(const struct msg_spec *sp, const uint8_t *b,
+		size_t *pos, size_t at, uint64_t size, struct gpspm_ranges *rg, char *why,
+		size_t whylen)
+{
+	const size_t end = *pos + size;
+	uint64_t prev_end = 0, gap, length;
+	uint32_t n = 0;
+
+	if (size == 0)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (packed ranges) at "
+			"byte %zu is empty", sp->what, GPSPM_FIELD_RANGES_PACKED, at);
+	while (*pos < end) {
+		if (n == GPSPM_RANGES_PACKED_MAX)
+			return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (packed ranges) "
+				"at byte %zu holds more than %d ranges", sp->what,
+				GPSPM_FIELD_RANGES_PACKED, at, GPSPM_RANGES_PACKED_MAX);
+		if (read_varint(b, end, pos, &gap) || read_varint(b, end, pos, &length))
+			return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: range %u of field %d "
+				"(packed ranges) at byte %zu is cut off at the field's end or a "
+				"varint is too long", sp->what, n, GPSPM_FIELD_RANGES_PACKED, at);
+		if (gap > UINT64_MAX - prev_end)
+			return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: range %u of field %d "
+				"(packed ranges) at byte %zu: its gap %llu wraps the offset around",
+				sp->what, n, GPSPM_FIELD_RANGES_PACKED, at, (unsigned long long)gap);
+		rg->r[n].offset = prev_end + gap;
+		rg->r[n].length = length;
+		/* (a wrapping length: ranges_consistent refuses it; the sum is only kept) */
+		prev_end = rg->r[n].offset + length;
+		n++;
+	}
+	rg->n = n;
+	return GPSPM_MSG_OK;
+}
+
+/*
+ * Field 15 or 16 at byte `at` (its key read, *pos after it): the ranges into rg,
+ * or why not. Only their encoding here; what they say: ranges_consistent().
+ */
+static enum gpspm_msg_status read_ranges(const struct msg_spec *sp, const uint8_t *b,
+		size_t len, size_t *pos, size_t at, uint64_t number, unsigned wt,
+		struct gpspm_ranges *rg, char *why, size_t whylen)
+{
+	const int field = (int)number;
+	uint64_t size;
+
+	if (wt != 2)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: field %d (ranges) at byte %zu has "
+			"wire type %s, expected length-delimited", sp->what, field, at,
+			wire_type_str(wt));
+	if (rg->n)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: ranges come twice (field %d "
+			"again at byte %zu)", sp->what, field, at);
+	if (read_varint(b, len, pos, &size))
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: the "
+			"size of field %d (ranges) at byte %zu is cut off or too long", sp->what,
+			len, field, at);
+	if (size > len - *pos)
+		return say(GPSPM_MSG_MALFORMED, why, whylen, "%s of %zu bytes is truncated: field "
+			"%d (ranges) at byte %zu announces %llu bytes, %zu left", sp->what, len,
+			field, at, (unsigned long long)size, len - *pos);
+	return field == GPSPM_FIELD_RANGES ?
+		read_fixed(sp, b, pos, at, size, rg, why, whylen) :
+		read_packed(sp, b, pos, at, size, rg, why, whylen);
 }
 
 /*
@@ -161,9 +212,10 @@ static enum gpspm_msg_status walk(const struct msg_spec *sp, const uint8_t *b, s
 		if (number == 0 || number > 0x1fffffff)
 			return say(GPSPM_MSG_MALFORMED, why, whylen, "%s: invalid field number %llu at "
 				"byte %zu", sp->what, (unsigned long long)number, at);
-		if (number == GPSPM_FIELD_RANGES && sp->ranged) {
-			enum gpspm_msg_status st = read_ranges(sp, b, len, &pos, at, wt, rg, why,
-				whylen);
+		if ((number == GPSPM_FIELD_RANGES || number == GPSPM_FIELD_RANGES_PACKED) &&
+				sp->ranged) {
+			enum gpspm_msg_status st = read_ranges(sp, b, len, &pos, at, number, wt,
+				rg, why, whylen);
 			if (st != GPSPM_MSG_OK)
 				return st;
 			continue;
@@ -222,27 +274,81 @@ int gpspm_req_encode(const struct gpspm_req *req, void *buf, size_t cap, size_t 
 	return 0;
 }
 
-int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
-		void *buf, size_t cap, size_t *len)
+/* v as a varint at p: its size in bytes (1..10) */
+static size_t put_varint(uint8_t *p, uint64_t v)
 {
+	size_t n = 0;
+	for (; v >= 0x80; v >>= 7)
+		p[n++] = (uint8_t)(v | 0x80);
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t varint_size(uint64_t v)
+{
+	size_t n = 1;
+	for (; v >= 0x80; v >>= 7)
+		n++;
+	return n;
+}
+
+/* field 16's body: (gap, length) varints, or 0 when they need more than room bytes */
+static size_t packed_body(const struct gpspm_ranges *rg, uint8_t *out, size_t room)
+{
+	uint8_t pair[20];
+	uint64_t prev_end = 0;
+	size_t size = 0;
+
+	for (uint32_t i = 0; i < rg->n; i++) {
+		size_t k = put_varint(pair, rg->r[i].offset - prev_end);
+		k += put_varint(pair + k, rg->r[i].length);
+		if (k > room - size)
+			return 0;
+		memcpy(out + size, pair, k);
+		size += k;
+		prev_end = rg->r[i].offset + rg->r[i].length;
+	}
+	return size;
+}
+
+uint32_t gpspm_ranges_packed_max(uint64_t limit)
+{
+	uint32_t n = (uint32_t)(GPSPM_PACKED_ROOM / (2 * varint_size(limit)));
+	return n < GPSPM_RANGES_PACKED_MAX ? n : GPSPM_RANGES_PACKED_MAX;
+}
+
+int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
+		enum gpspm_ranges_form form, void *buf, size_t cap, size_t *len)
+{
+	uint8_t body[GPSPM_PACKED_ROOM];
+	size_t size;
+
 	if (rg == NULL || rg->n == 0)
 		return gpspm_req_encode(req, buf, cap, len);
-	const size_t size = (size_t)rg->n * GPSPM_RANGE_SIZE;
-	if (rg->n > GPSPM_RANGES_MAX || cap < GPSPM_REQ_SIZE + 3 + size ||
+	if (form == GPSPM_RANGES_PACKED) {
+		if (rg->n > GPSPM_RANGES_PACKED_MAX)
+			return -1;
+		size = packed_body(rg, body, sizeof(body));
+	} else {
+		size = rg->n <= GPSPM_RANGES_MAX ? (size_t)rg->n * GPSPM_RANGE_SIZE : 0;
+	}
+	const size_t key = form == GPSPM_RANGES_PACKED ? 2 : 1;
+	if (size == 0 || cap < GPSPM_REQ_SIZE + key + varint_size(size) + size ||
 			gpspm_req_encode(req, buf, cap, len))
 		return -1;
 	uint8_t *p = (uint8_t *)buf + GPSPM_REQ_SIZE;
-	*p++ = RANGES_KEY;
-	/* the size as a varint: 16..480, one byte below 128 */
-	if (size < 0x80) {
-		*p++ = (uint8_t)size;
+	if (form == GPSPM_RANGES_PACKED) {
+		p += put_varint(p, PACKED_KEY);
+		p += put_varint(p, size);
+		memcpy(p, body, size);
+		p += size;
 	} else {
-		*p++ = (uint8_t)(size | 0x80);
-		*p++ = (uint8_t)(size >> 7);
-	}
-	for (uint32_t i = 0; i < rg->n; i++, p += GPSPM_RANGE_SIZE) {
-		put_u64le(p, rg->r[i].offset);
-		put_u64le(p + 8, rg->r[i].length);
+		*p++ = RANGES_KEY;
+		p += put_varint(p, size);
+		for (uint32_t i = 0; i < rg->n; i++, p += GPSPM_RANGE_SIZE) {
+			put_u64le(p, rg->r[i].offset);
+			put_u64le(p + 8, rg->r[i].length);
+		}
 	}
 	*len = (size_t)(p - (uint8_t *)buf);
 	return 0;

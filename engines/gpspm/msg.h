@@ -20,9 +20,18 @@
  *
  *   7a <size varint> (<offset u64 LE> <length u64 LE>) x n,  n = 1..GPSPM_RANGES_MAX
  *
+ * and, where the server announced that too, the same ranges packed denser
+ * (field 16, key 82 01), each a pair of varints: the gap from the previous
+ * range's end (the first range: its offset) and the length:
+ *
+ *   82 01 <size varint> (<gap varint> <length varint>) x n,  n = 1..GPSPM_RANGES_PACKED_MAX
+ *
+ * -- 6 to 8 bytes a range for 4 KiB writes in a region below 1 TiB, against
+ * field 15's 16, so that a batch of depth 32 or 64 needs no merging.
  * The ranges are ascending, non-empty and apart (the client merged those that
  * touch), and offset/length still name their span, from the first range's
  * offset to the last one's end. The server persists the ranges, not the span.
+ * A request carries field 15 or field 16, never both.
  * fio 3.33's peer never sees one: our client sends it to no server that did
  * not announce it, and the peer's client sends none.
  *
@@ -51,6 +60,11 @@
 /* key byte, a 2-byte size varint, the ranges */
 #define GPSPM_REQ_RANGED_MAX (GPSPM_REQ_SIZE + 3 + GPSPM_RANGE_SIZE * GPSPM_RANGES_MAX)
 _Static_assert(GPSPM_REQ_RANGED_MAX <= GPSPM_MSG_MAX, "a ranged request fits a receive buffer");
+/* the packed ranges: field 16, at most this many (what fits depends on the values) */
+#define GPSPM_FIELD_RANGES_PACKED 16
+#define GPSPM_RANGES_PACKED_MAX 64
+/* room for the packed ranges in a request: the buffer less the fields, a 2-byte key, a 2-byte size */
+#define GPSPM_PACKED_ROOM (GPSPM_MSG_MAX - GPSPM_REQ_SIZE - 4)
 
 struct gpspm_req {
 	uint64_t offset;	/* into the server's workspace */
@@ -66,7 +80,13 @@ struct gpspm_range {
 
 struct gpspm_ranges {
 	uint32_t n;
-	struct gpspm_range r[GPSPM_RANGES_MAX];
+	struct gpspm_range r[GPSPM_RANGES_PACKED_MAX];
+};
+
+/* how a request carries its ranges */
+enum gpspm_ranges_form {
+	GPSPM_RANGES_FIXED,	/* field 15: 16 bytes a range, at most GPSPM_RANGES_MAX */
+	GPSPM_RANGES_PACKED,	/* field 16: varints, at most GPSPM_RANGES_PACKED_MAX */
 };
 
 struct gpspm_resp {
@@ -91,12 +111,20 @@ int gpspm_req_encode(const struct gpspm_req *req, void *buf, size_t cap, size_t 
 int gpspm_resp_encode(const struct gpspm_resp *resp, void *buf, size_t cap, size_t *len);
 
 /*
- * A request with its ranges (rg NULL or rg->n == 0: the plain request). The
- * caller gives ranges as msg.h describes them (req's offset/length their span);
- * -1 also when rg->n is above GPSPM_RANGES_MAX.
+ * A request with its ranges in the given form (rg NULL or rg->n == 0: the
+ * plain request). The caller gives ranges as msg.h describes them (req's
+ * offset/length their span); -1 also when rg->n is above the form's maximum or
+ * the packed ranges do not fit cap (gpspm_ranges_packed_max tells how many always do).
  */
 int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
-		void *buf, size_t cap, size_t *len);
+		enum gpspm_ranges_form form, void *buf, size_t cap, size_t *len);
+
+/*
+ * How many packed ranges (field 16) a request of GPSPM_MSG_MAX bytes holds
+ * whatever they are, when no offset or length exceeds limit (the server's
+ * memory size): up to GPSPM_RANGES_PACKED_MAX.
+ */
+uint32_t gpspm_ranges_packed_max(uint64_t limit);
 
 /*
  * Decode len bytes received from the peer. Return GPSPM_MSG_OK and fill the
@@ -110,10 +138,12 @@ enum gpspm_msg_status gpspm_resp_decode(const void *buf, size_t len, struct gpsp
 
 /*
  * A request that may carry ranges (a server of ours): gpspm_req_decode plus
- * field 15, which must be there at most once, length-delimited, 1 to
- * GPSPM_RANGES_MAX whole ranges, each non-empty, not wrapping around, above the
- * previous one's end, their span equal to offset/length (GPSPM_MSG_MALFORMED
- * otherwise). rg->n is 0 for a plain request. Outputs only on success.
+ * field 15 or field 16, one of them at most once, length-delimited, 1 to
+ * GPSPM_RANGES_MAX whole ranges (field 15) or 1 to GPSPM_RANGES_PACKED_MAX
+ * pairs of varints filling it exactly (field 16), each range non-empty, not
+ * wrapping around, above the previous one's end, their span equal to
+ * offset/length (GPSPM_MSG_MALFORMED otherwise). rg->n is 0 for a plain
+ * request. Outputs only on success.
  */
 enum gpspm_msg_status gpspm_req_decode_ranged(const void *buf, size_t len,
 		struct gpspm_req *req, struct gpspm_ranges *rg, char *why, size_t whylen);

@@ -139,6 +139,7 @@ int rpmafio_server_register_range(struct rpmafio_server *s, struct rpma_peer *pe
 		.mr_desc_size = (uint8_t)desc_size,
 		/* a server taking flush requests is our GPSPM one: it offers ranged ones too */
 		.ranged_flush = max_msg_num > 0,
+		.packed_ranges = max_msg_num > 0,
 	};
 	if ((ret = rpma_mr_get_descriptor(*mr, ws.mr_desc)))
 		return rpmafio_fail(job, EIO, "rpma_mr_get_descriptor: %s",

@@ -312,6 +312,11 @@ if [ -n "$DAX" ]; then
 	gp_exact_persist devdax-persists-exactly-randwrite-4k-qd8-batch4 \
 		"SERVER_MEM=$DAX SERVER_SIZE=64m" --size=16m --rw=randwrite --bs=4k \
 		--iodepth=8 --iodepth_batch_submit=4 --iodepth_batch_complete_min=4
+	# and at depth 32 in batches of 32: more ranges than field 15 carries (30),
+	# one request a batch all the same (the packed ranges, field 16)
+	gp_exact_persist devdax-persists-exactly-randwrite-4k-qd32-batch32 \
+		"SERVER_MEM=$DAX SERVER_SIZE=64m SERVER_IODEPTH=32" --size=16m --rw=randwrite --bs=4k \
+		--iodepth=32 --iodepth_batch_submit=32 --iodepth_batch_complete_min=32
 fi
 file=/tmp/rpma-fio-e2e-gpspm-mem
 truncate -s 64m "$file"

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 }
 
 /*
- * Our server's form (field 15: ranges): accepted ranges are ascending, apart,
+ * Our server's form (field 15 or 16: ranges): accepted ranges are ascending, apart,
  * non-empty, within the span; each accepted in the workspace lies in it; and
  * what was accepted re-encodes to the same.
  */
@@ -69,7 +69,7 @@ static void ranged(const uint8_t *data, size_t size, uint64_t ws_size)
 		assert(why[0] != '\0' && rg.n == 0);
 		return;
 	}
-	assert(rg.n <= GPSPM_RANGES_MAX);
+	assert(rg.n <= GPSPM_RANGES_PACKED_MAX);
 	for (uint32_t i = 0; i < rg.n; i++) {
 		unsigned __int128 end = (unsigned __int128)rg.r[i].offset + rg.r[i].length;
 		assert(rg.r[i].length > 0 && end <= (unsigned __int128)req.offset + req.length);
@@ -77,11 +77,20 @@ static void ranged(const uint8_t *data, size_t size, uint64_t ws_size)
 		if (gpspm_range_ok(req.offset, req.length, ws_size))
 			assert(end <= ws_size);
 	}
-	uint8_t again[GPSPM_MSG_MAX];
-	size_t len = 0;
-	struct gpspm_req back;
-	struct gpspm_ranges brg;
-	assert(gpspm_req_encode_ranged(&req, &rg, again, sizeof(again), &len) == 0);
-	assert(gpspm_req_decode_ranged(again, len, &back, &brg, NULL, 0) == GPSPM_MSG_OK);
-	assert(back.offset == req.offset && back.length == req.length && brg.n == rg.n);
+	/* what was accepted re-encodes, in either form where it fits, to the same */
+	for (int form = GPSPM_RANGES_FIXED; form <= GPSPM_RANGES_PACKED; form++) {
+		uint8_t again[GPSPM_MSG_MAX];
+		size_t len = 0;
+		struct gpspm_req back;
+		struct gpspm_ranges brg;
+		if (gpspm_req_encode_ranged(&req, &rg, (enum gpspm_ranges_form)form, again,
+				sizeof(again), &len)) {
+			assert(form == GPSPM_RANGES_PACKED || rg.n > GPSPM_RANGES_MAX);
+			continue;
+		}
+		assert(gpspm_req_decode_ranged(again, len, &back, &brg, NULL, 0) == GPSPM_MSG_OK);
+		assert(back.offset == req.offset && back.length == req.length && brg.n == rg.n);
+		for (uint32_t i = 0; i < rg.n; i++)
+			assert(brg.r[i].offset == rg.r[i].offset && brg.r[i].length == rg.r[i].length);
+	}
 }

@@ -152,7 +152,7 @@ static void judge(const uint8_t *msg, uint32_t len)
 		assert(req.offset == dec.offset && req.length == dec.length &&
 			req.op_context == dec.op_context);
 		/* the ranges persisted: the decoded ones, each inside the workspace */
-		assert(rg.n == drg.n && rg.n <= GPSPM_RANGES_MAX);
+		assert(rg.n == drg.n && rg.n <= GPSPM_RANGES_PACKED_MAX);
 		for (uint32_t i = 0; i < rg.n; i++)
 			assert(rg.r[i].offset == drg.r[i].offset && rg.r[i].length == drg.r[i].length &&
 				(unsigned __int128)rg.r[i].offset + rg.r[i].length <= M.ws_size);

@@ -32,9 +32,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	assert(memcmp(again, data, RPMAFIO_WS_HDR_SIZE + ws.mr_desc_size) == 0);
 	/* the flags byte, when it came, was all known bits: it encodes back whole */
 	assert(size <= RPMAFIO_WS_FLAGS_OFF || again[RPMAFIO_WS_FLAGS_OFF] == data[RPMAFIO_WS_FLAGS_OFF]);
-	/* the offers byte: the known offer encodes back, unknown ones are dropped */
+	/* the offers byte: the known offers encode back, unknown ones are dropped */
 	assert(again[RPMAFIO_WS_OFFERS_OFF] == (size <= RPMAFIO_WS_OFFERS_OFF ? 0 :
-		(data[RPMAFIO_WS_OFFERS_OFF] & RPMAFIO_WS_RANGED_FLUSH)));
+		(data[RPMAFIO_WS_OFFERS_OFF] & (RPMAFIO_WS_RANGED_FLUSH | RPMAFIO_WS_PACKED_RANGES))));
 
 	struct rpma_mr_remote *mr = NULL;
 	if (rpma_mr_remote_from_descriptor(ws.mr_desc, ws.mr_desc_size, &mr) == 0) {

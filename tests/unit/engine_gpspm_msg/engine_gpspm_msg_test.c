@@ -199,7 +199,7 @@ static const struct gpspm_req three_req = {4096, 1048576, 77};
 static size_t encode_three(uint8_t *buf, size_t cap)
 {
 	size_t len = 0;
-	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, buf, cap, &len), 0);
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, GPSPM_RANGES_FIXED, buf, cap, &len), 0);
 	return len;
 }
 
@@ -217,14 +217,14 @@ static void ranged_encode_golden(void **state)
 	/* no ranges: the plain request, byte for byte */
 	struct gpspm_ranges none = {0};
 	uint8_t plain[GPSPM_MSG_MAX];
-	assert_int_equal(gpspm_req_encode_ranged(&req_values, &none, plain, sizeof(plain), &len), 0);
+	assert_int_equal(gpspm_req_encode_ranged(&req_values, &none, GPSPM_RANGES_FIXED, plain, sizeof(plain), &len), 0);
 	assert_int_equal(len, GPSPM_REQ_SIZE);
 	assert_memory_equal(plain, req_golden, GPSPM_REQ_SIZE);
 	/* too small a buffer, too many ranges */
-	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, buf, GPSPM_REQ_SIZE + 49,
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, GPSPM_RANGES_FIXED, buf, GPSPM_REQ_SIZE + 49,
 		&len), -1);
 	struct gpspm_ranges many = {GPSPM_RANGES_MAX + 1, {{0, 1}}};
-	assert_int_equal(gpspm_req_encode_ranged(&three_req, &many, buf, sizeof(buf), &len), -1);
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &many, GPSPM_RANGES_FIXED, buf, sizeof(buf), &len), -1);
 }
 
 /* the most ranges: a 2-byte size varint, and the whole still fits a receive buffer */
@@ -237,7 +237,7 @@ static void ranged_round_trip_most(void **state)
 	struct gpspm_req req = {0, (uint64_t)(rg.n - 1) * 8192 + 4096, 5}, out;
 	uint8_t buf[GPSPM_MSG_MAX];
 	size_t len = 0;
-	assert_int_equal(gpspm_req_encode_ranged(&req, &rg, buf, sizeof(buf), &len), 0);
+	assert_int_equal(gpspm_req_encode_ranged(&req, &rg, GPSPM_RANGES_FIXED, buf, sizeof(buf), &len), 0);
 	assert_true(len <= GPSPM_MSG_MAX);
 	assert_int_equal(len, GPSPM_REQ_RANGED_MAX);
 	assert_int_equal(gpspm_req_decode_ranged(buf, len, &out, &back, why, sizeof(why)),
@@ -312,7 +312,7 @@ static void ranged_rejects(void **state)
 	/* twice */
 	memcpy(b, good, len);
 	memcpy(b + len, good + GPSPM_REQ_SIZE, len - GPSPM_REQ_SIZE);
-	expect_ranged_malformed(b, len + (len - GPSPM_REQ_SIZE), "comes twice");
+	expect_ranged_malformed(b, len + (len - GPSPM_REQ_SIZE), "come twice");
 	/* an empty range */
 	memcpy(b, good, len);
 	put64(b + r0 + 16 + 8, 0);
@@ -336,6 +336,139 @@ static void ranged_rejects(void **state)
 	expect_ranged_malformed(b, len, "is not the span of its ranges");
 	memcpy(b, good, len);
 	put64(b + 1, 0);
+	expect_ranged_malformed(b, len, "is not the span of its ranges");
+}
+
+/* ---- the packed ranges (field 16) ---- */
+
+static size_t encode_three_packed(uint8_t *buf, size_t cap)
+{
+	size_t len = 0;
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, GPSPM_RANGES_PACKED, buf, cap,
+		&len), 0);
+	return len;
+}
+
+/* the bytes: the plain request, then 82 01, the size, (gap, length) varints */
+static void packed_encode_golden(void **state)
+{
+	(void)state;
+	const uint8_t field[] = {0x82, 0x01, 14,
+		0x80, 0x20, 0x80, 0x20,		/* gap 4096 (the offset), 4096 */
+		0x80, 0xc0, 0x03, 0x80, 0x40,	/* gap 57344 (65536 - 8192), 8192 */
+		0x80, 0xc0, 0x3b, 0x80, 0x20};	/* gap 974848, 4096 */
+	uint8_t buf[GPSPM_MSG_MAX];
+	size_t len = encode_three_packed(buf, sizeof(buf));
+	assert_int_equal(len, GPSPM_REQ_SIZE + sizeof(field));
+	assert_memory_equal(buf + GPSPM_REQ_SIZE, field, sizeof(field));
+	struct gpspm_req out;
+	struct gpspm_ranges back;
+	assert_int_equal(gpspm_req_decode_ranged(buf, len, &out, &back, why, sizeof(why)),
+		GPSPM_MSG_OK);
+	assert_int_equal(back.n, 3);
+	assert_memory_equal(back.r, three.r, 3 * sizeof(three.r[0]));
+	assert_true(out.offset == three_req.offset && out.length == three_req.length);
+	/* one byte short of the room it needs; more than GPSPM_RANGES_PACKED_MAX */
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &three, GPSPM_RANGES_PACKED, buf,
+		len - 1, &len), -1);
+	struct gpspm_ranges many = {GPSPM_RANGES_PACKED_MAX + 1, {{0, 1}}};
+	assert_int_equal(gpspm_req_encode_ranged(&three_req, &many, GPSPM_RANGES_PACKED, buf,
+		sizeof(buf), &len), -1);
+	/* fio 3.33's decoder: an unknown field */
+	struct gpspm_req r = sentinel;
+	len = encode_three_packed(buf, sizeof(buf));
+	assert_int_equal(gpspm_req_decode(buf, len, &r, why, sizeof(why)), GPSPM_MSG_UNKNOWN);
+	assert_non_null(strstr(why, "unknown field 16"));
+}
+
+/*
+ * gpspm_ranges_packed_max(limit) ranges always fit, however far apart, when no
+ * value exceeds limit; a batch of depth 32 fits a memory of any size below 512 TiB
+ */
+static void packed_most_always_fit(void **state)
+{
+	(void)state;
+	const uint64_t limits[] = {4096, 1 << 20, 16 << 20, 1ULL << 30, (1ULL << 40) - 1,
+		1ULL << 40, (1ULL << 56) - 1, UINT64_MAX / 2};
+	const uint32_t want[] = {64, 64, 60, 48, 40, 40, 30, 26};
+	for (size_t t = 0; t < sizeof(limits) / sizeof(limits[0]); t++) {
+		const uint64_t limit = limits[t];
+		const uint32_t n = gpspm_ranges_packed_max(limit);
+		assert_int_equal(n, want[t]);
+		/* the worst case: each range 1 byte, the gaps as large as they can be */
+		struct gpspm_ranges rg = {n, {{0, 0}}}, back;
+		uint64_t gap = (limit - n) / n, at = 0;
+		for (uint32_t i = 0; i < n; i++, at += gap + 1)
+			rg.r[i] = (struct gpspm_range){at + gap, 1};
+		struct gpspm_req req = {rg.r[0].offset, at - rg.r[0].offset, 1}, out;
+		uint8_t buf[GPSPM_MSG_MAX];
+		size_t len = 0;
+		assert_int_equal(gpspm_req_encode_ranged(&req, &rg, GPSPM_RANGES_PACKED, buf,
+			sizeof(buf), &len), 0);
+		assert_int_equal(gpspm_req_decode_ranged(buf, len, &out, &back, why, sizeof(why)),
+			GPSPM_MSG_OK);
+		assert_int_equal(back.n, n);
+		assert_memory_equal(back.r, rg.r, n * sizeof(rg.r[0]));
+	}
+	assert_true(gpspm_ranges_packed_max((1ULL << 49) - 1) >= 32);
+}
+
+/* every rule, each broken once, in the packed form */
+static void packed_rejects(void **state)
+{
+	(void)state;
+	uint8_t good[GPSPM_MSG_MAX], b[GPSPM_MSG_MAX + 64];
+	const size_t len = encode_three_packed(good, sizeof(good));
+	const size_t body = GPSPM_REQ_SIZE + 3;
+
+	for (size_t cut = GPSPM_REQ_SIZE + 1; cut < len; cut++)
+		expect_ranged_malformed(good, cut, "");
+	/* the size cuts a varint (the second length): the field's end bounds it */
+	memcpy(b, good, len);
+	b[GPSPM_REQ_SIZE + 2] = 8;
+	expect_ranged_malformed(b, body + 8, "cut off");
+	/* empty; twice; beside field 15 */
+	memcpy(b, good, len);
+	b[GPSPM_REQ_SIZE + 2] = 0;
+	expect_ranged_malformed(b, body, "is empty");
+	memcpy(b, good, len);
+	memcpy(b + len, good + GPSPM_REQ_SIZE, len - GPSPM_REQ_SIZE);
+	expect_ranged_malformed(b, len + (len - GPSPM_REQ_SIZE), "come twice");
+	uint8_t fixed[GPSPM_MSG_MAX];
+	size_t flen = encode_three(fixed, sizeof(fixed));
+	memcpy(b, fixed, flen);
+	memcpy(b + flen, good + GPSPM_REQ_SIZE, len - GPSPM_REQ_SIZE);
+	expect_ranged_malformed(b, flen + (len - GPSPM_REQ_SIZE), "come twice");
+	/* touching: the second gap 0; an empty range: the first length 0 */
+	memcpy(b, good, len);
+	b[body + 4] = 0x80, b[body + 5] = 0x80, b[body + 6] = 0x00; /* 0, padded to 3 bytes */
+	expect_ranged_malformed(b, len, "not above the previous one's end");
+	memcpy(b, good, len);
+	b[body + 2] = 0x80, b[body + 3] = 0x00;
+	expect_ranged_malformed(b, len, "range 0");
+	/* a gap that wraps the offset around; a varint of 11 bytes */
+	memcpy(b, good, len);
+	const uint8_t huge[10] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
+	memcpy(b + GPSPM_REQ_SIZE + 2, (uint8_t[]){4 + 10 + 1}, 1);
+	memcpy(b + body, good + body, 4);
+	memcpy(b + body + 4, huge, 10);
+	b[body + 14] = 1;
+	expect_ranged_malformed(b, body + 15, "wraps the offset around");
+	memset(b + body, 0xff, 11);
+	b[GPSPM_REQ_SIZE + 2] = 12;
+	b[body + 11] = 1;
+	expect_ranged_malformed(b, body + 12, "cut off");
+	/* 65 ranges of 1 byte every 2 bytes */
+	memcpy(b, good, GPSPM_REQ_SIZE);
+	b[GPSPM_REQ_SIZE] = 0x82, b[GPSPM_REQ_SIZE + 1] = 0x01;
+	b[GPSPM_REQ_SIZE + 2] = 130;
+	b[GPSPM_REQ_SIZE + 3] = 1;
+	for (int i = 0; i < 65; i++)
+		b[GPSPM_REQ_SIZE + 4 + 2 * i] = 1, b[GPSPM_REQ_SIZE + 5 + 2 * i] = 1;
+	expect_ranged_malformed(b, GPSPM_REQ_SIZE + 4 + 130, "more than 64 ranges");
+	/* a span that is not the ranges' */
+	memcpy(b, good, len);
+	put64(b + 10, 1048576 + 1);
 	expect_ranged_malformed(b, len, "is not the span of its ranges");
 }
 
@@ -414,6 +547,9 @@ int main(void)
 		cmocka_unit_test(ranged_round_trip_most),
 		cmocka_unit_test(ranged_unknown_to_plain_decoder),
 		cmocka_unit_test(ranged_rejects),
+		cmocka_unit_test(packed_encode_golden),
+		cmocka_unit_test(packed_most_always_fit),
+		cmocka_unit_test(packed_rejects),
 		cmocka_unit_test(ranged_check),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

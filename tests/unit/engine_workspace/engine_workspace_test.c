@@ -217,12 +217,21 @@ static void offers_byte(void **state)
 	assert_int_equal(rpmafio_ws_decode(out, RPMAFIO_WS_OFFERS_OFF, &back, err, sizeof(err)), 0);
 	assert_false(back.ranged_flush);
 	/* an offer not known here: ignored, the known one still read */
-	out[RPMAFIO_WS_OFFERS_OFF] = 0xfe;
+	out[RPMAFIO_WS_OFFERS_OFF] = 0xfc;
 	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
-	assert_false(back.ranged_flush);
+	assert_false(back.ranged_flush || back.packed_ranges);
 	out[RPMAFIO_WS_OFFERS_OFF] = 0xff;
 	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
-	assert_true(back.ranged_flush);
+	assert_true(back.ranged_flush && back.packed_ranges);
+	/* bit 1: packed ranges (field 16), beside bit 0 */
+	ws.packed_ranges = true;
+	assert_int_equal(rpmafio_ws_encode(&ws, out), 0);
+	assert_int_equal(out[RPMAFIO_WS_OFFERS_OFF], RPMAFIO_WS_RANGED_FLUSH | RPMAFIO_WS_PACKED_RANGES);
+	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
+	assert_true(back.ranged_flush && back.packed_ranges);
+	out[RPMAFIO_WS_OFFERS_OFF] = RPMAFIO_WS_RANGED_FLUSH; /* a server of ours before it */
+	assert_int_equal(rpmafio_ws_decode(out, sizeof(out), &back, err, sizeof(err)), 0);
+	assert_true(back.ranged_flush && !back.packed_ranges);
 }
 
 /* fixtures: tests/unit/common/test_log.h */
