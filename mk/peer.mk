@@ -52,6 +52,6 @@ bench: peer engines tools fio-lean
 	python3 scripts/matrix/matrix benchmarks $(BENCH_DIR) --out docs/BENCHMARKS.md \
 		--pmem $(BENCH_DIR)/pmem --polling $(BENCH_DIR)/polling/polling.tsv \
 		--clients $(BENCH_DIR)/clients/clients.tsv \
-		--notes docs/benchmarks-findings.md
+		--previous docs/BENCHMARKS.md --notes docs/benchmarks-findings.md
 
 .PHONY: peer test-interop bench

@@ -313,6 +313,8 @@ main() {
 	check "charts of A" charts_exist "$WORK/a" lat_vs_bs_write iops_vs_bs_write bw_vs_bs_write \
 		iops_vs_noflush fraction_of_raw overview lat_percentiles_small_sync_writes lat_cdf
 	check "the findings (test_findings.py)" python3 "$HERE/test_findings.py"
+	check "benchmarks: this run's IOPS verdicts against the previous run's (test_reproduce.py)" \
+		python3 "$HERE/test_reproduce.py"
 	check "the platform's facts: DDIO per root port, RNICs, PMem (test_platform.py)" \
 		python3 "$HERE/test_platform.py"
 	check "env.json: RDMA devices, git revision, the server's platform (test_environment.py)" \

@@ -11,6 +11,7 @@ from .aggregate import paired_figure, peer_pairs, summarize
 from .common import die, fmt, point_label, read_json, table_head
 from .clientsbench import clients_md, read_runs as read_client_runs
 from .polling import polling_md, read_runs
+from .reproduce import reproduce_section
 from .sequential import verdicts_coverage
 from .signtest import order_for
 from .verdicts import AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, verdict
@@ -292,6 +293,9 @@ def cmd_benchmarks(args):
         md += polling_section(args.polling)
     if args.clients:
         md += clients_section(args.clients)
+    if args.previous:
+        with open(args.previous) as f:
+            md += reproduce_section(f.read().split("\n"), md)
     if args.notes:
         with open(args.notes) as f:
             md += ["## What the figures say", ""] + f.read().rstrip("\n").split("\n") + [""]

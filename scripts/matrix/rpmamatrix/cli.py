@@ -173,6 +173,8 @@ def main():
                     "its section")
     bm.add_argument("--polling", help="scripts/bench_polling.sh's polling.tsv: its section")
     bm.add_argument("--clients", help="scripts/bench_clients.sh's clients.tsv: its section")
+    bm.add_argument("--previous", help="the previous run's BENCHMARKS.md (read before --out is "
+                    "written, so it may be the same file): its IOPS verdicts beside this run's")
     bm.set_defaults(fn=cmd_benchmarks)
     pl = sub.add_parser("polling", help="the GPSPM server's polling modes from bench_polling.sh")
     pl.add_argument("tsv")
