@@ -13,7 +13,8 @@
 # write with a sleeping server, client and server side (the peer's: make bench), on the
 # VM's device DAX (the default without --mem: the main job's memory), into a
 # result folder outside the project (the VM writes only there: the runner stages it);
-# in the same run gpspm-hub at 2 client jobs: one server job serving both.
+# in the same run gpspm-hub at 2 client jobs: one server job serving both; then one
+# point with --cxl, the server on the VM's CXL memory, which env.json names.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -216,6 +217,27 @@ elif ! grep -q 'from 2 clients on one thread' "$INSTR/runs/$hub-r1.server.log" |
 else
 	echo "  gpspm-hub, 2 client jobs on one server thread: $(column_of "$hub" iops_median) IOPS, server CPU $cpu%"
 fi
+
+# --cxl: the VM's emulated CXL memory as the server's (one GPSPM point, each side's
+# figure once), named as such in env.json's platform facts and in the findings
+CXL=$INSTR_PARENT/cxl
+status=0
+scripts/run_matrix.sh --quick --cxl --methods gpspm-busy --rw write --lat-bs 4k --bw-bs 4k \
+	--bw-qd 8 --qd 8 --no-costs --mem-size 16m --out "$CXL" || status=$?
+{ [ "$status" -eq 0 ] && grep -qx complete "$CXL/status" 2>/dev/null; } ||
+	fail "run_matrix.sh --cxl exited with $status, status '$(cat "$CXL/status" 2>/dev/null)'"
+placement=$(jq -r '.platform["server memory placement"] // empty' "$CXL/env.json" 2>/dev/null)
+devices=$(jq -r '.platform["CXL memory devices and regions"] // empty' "$CXL/env.json" 2>/dev/null)
+if [[ $placement != *"on CXL memory, region"*"(provider CXL)"* ]] || [[ $devices != *mem0* ]] ||
+	! grep -q "It is CXL memory: " "$CXL/report.md" 2>/dev/null ||
+	[ "$(jq -r .server_mem "$CXL/options.json" 2>/dev/null)" != /dev/dax1.0 ]; then
+	fail "--cxl: env.json, the findings or options.json do not name the CXL memory"
+	echo "  placement: '$placement'"
+	echo "  CXL devices: '$devices'"
+else
+	echo "  --cxl: $placement; $devices"
+fi
+
 echo
 echo "matrix-vm: $FAILED failed"
 [ "$FAILED" -eq 0 ]
