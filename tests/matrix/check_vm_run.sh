@@ -226,8 +226,8 @@ scripts/run_matrix.sh --quick --cxl --methods gpspm-busy --rw write --lat-bs 4k 
 	--bw-qd 8 --qd 8 --no-costs --mem-size 16m --out "$CXL" || status=$?
 { [ "$status" -eq 0 ] && grep -qx complete "$CXL/status" 2>/dev/null; } ||
 	fail "run_matrix.sh --cxl exited with $status, status '$(cat "$CXL/status" 2>/dev/null)'"
-placement=$(jq -r '.platform["server memory placement"] // empty' "$CXL/env.json" 2>/dev/null)
-devices=$(jq -r '.platform["CXL memory devices and regions"] // empty' "$CXL/env.json" 2>/dev/null)
+placement=$(jq -r '.["server memory placement"] // empty' "$CXL/env.json" 2>/dev/null)
+devices=$(jq -r '.["CXL memory devices and regions"] // empty' "$CXL/env.json" 2>/dev/null)
 if [[ $placement != *"on CXL memory, region"*"(provider CXL)"* ]] || [[ $devices != *mem0* ]] ||
 	! grep -q "It is CXL memory: " "$CXL/report.md" 2>/dev/null ||
 	[ "$(jq -r .server_mem "$CXL/options.json" 2>/dev/null)" != /dev/dax1.0 ]; then
