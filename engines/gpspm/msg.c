@@ -292,23 +292,29 @@ static size_t varint_size(uint64_t v)
 	return n;
 }
 
-/* field 16's body: (gap, length) varints, or 0 when they need more than room bytes */
-static size_t packed_body(const struct gpspm_ranges *rg, uint8_t *out, size_t room)
+/* the bytes of field 16's body: the (gap, length) varints of every range */
+static size_t packed_size(const struct gpspm_ranges *rg)
 {
-	uint8_t pair[20];
 	uint64_t prev_end = 0;
 	size_t size = 0;
 
 	for (uint32_t i = 0; i < rg->n; i++) {
-		size_t k = put_varint(pair, rg->r[i].offset - prev_end);
-		k += put_varint(pair + k, rg->r[i].length);
-		if (k > room - size)
-			return 0;
-		memcpy(out + size, pair, k);
-		size += k;
+		size += varint_size(rg->r[i].offset - prev_end) + varint_size(rg->r[i].length);
 		prev_end = rg->r[i].offset + rg->r[i].length;
 	}
 	return size;
+}
+
+/* field 16's body at p (packed_size bytes) */
+static void put_packed(uint8_t *p, const struct gpspm_ranges *rg)
+{
+	uint64_t prev_end = 0;
+
+	for (uint32_t i = 0; i < rg->n; i++) {
+		p += put_varint(p, rg->r[i].offset - prev_end);
+		p += put_varint(p, rg->r[i].length);
+		prev_end = rg->r[i].offset + rg->r[i].length;
+	}
 }
 
 uint32_t gpspm_ranges_packed_max(uint64_t limit)
@@ -320,18 +326,14 @@ uint32_t gpspm_ranges_packed_max(uint64_t limit)
 int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_ranges *rg,
 		enum gpspm_ranges_form form, void *buf, size_t cap, size_t *len)
 {
-	uint8_t body[GPSPM_PACKED_ROOM];
 	size_t size;
 
 	if (rg == NULL || rg->n == 0)
 		return gpspm_req_encode(req, buf, cap, len);
-	if (form == GPSPM_RANGES_PACKED) {
-		if (rg->n > GPSPM_RANGES_PACKED_MAX)
-			return -1;
-		size = packed_body(rg, body, sizeof(body));
-	} else {
+	if (form == GPSPM_RANGES_PACKED)
+		size = rg->n <= GPSPM_RANGES_PACKED_MAX ? packed_size(rg) : 0;
+	else
 		size = rg->n <= GPSPM_RANGES_MAX ? (size_t)rg->n * GPSPM_RANGE_SIZE : 0;
-	}
 	const size_t key = form == GPSPM_RANGES_PACKED ? 2 : 1;
 	if (size == 0 || cap < GPSPM_REQ_SIZE + key + varint_size(size) + size ||
 			gpspm_req_encode(req, buf, cap, len))
@@ -340,7 +342,7 @@ int gpspm_req_encode_ranged(const struct gpspm_req *req, const struct gpspm_rang
 	if (form == GPSPM_RANGES_PACKED) {
 		p += put_varint(p, PACKED_KEY);
 		p += put_varint(p, size);
-		memcpy(p, body, size);
+		put_packed(p, rg);
 		p += size;
 	} else {
 		*p++ = RANGES_KEY;
