@@ -126,13 +126,12 @@ judged() { # OUT WANT_RC
 # jobs' buffers met and name another job's offset (seen: a block of apm's
 # played as apm-native's). The read-back's log is one job at a time (--stonewall).
 own_writes() { # METHOD FILE
-	local spliced
-	awk -v f="$1.0.0" 'NR == FNR { if (NF == 5 && $2 == f && $3 == "read") mine[$4] = 1; next }
-		($1 in mine)' "$RUN/rounds/r1/readback.iolog" "$2" 2>/dev/null | sort -n
-	spliced=$(awk -v f="$1.0.0" 'NR == FNR { if (NF == 5 && $2 == f && $3 == "read") mine[$4] = 1; next }
-		!($1 in mine)' "$RUN/rounds/r1/readback.iolog" "$2" 2>/dev/null | tr '\n' ' ')
-	[ -z "$spliced" ] ||
-		echo "  $1: played offset(s) $spliced not among its writes (a spliced line of the shared write log): not expected" >&2
+	awk -v f="$1.0.0" -v m="$1" 'NR == FNR { if (NF == 5 && $2 == f && $3 == "read") mine[$4] = 1; next }
+		($1 in mine) { print; next }
+		{ other = other " " $1 }
+		END { if (other != "") print "  " m ": played offset(s)" other " not among its writes " \
+			"(a spliced line of the shared write log): not expected" | "cat 1>&2" }' \
+		"$RUN/rounds/r1/readback.iolog" "$2" | sort -n
 }
 
 durability_rounds() {
