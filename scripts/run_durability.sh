@@ -127,8 +127,11 @@ write_and_cut() { # RD
 		>"$rd/error"; return 1; }
 	start_servers "$rd/server.log" || { echo "the servers did not listen (server.log)" >"$rd/error"; return 1; }
 	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut" eta
+	# every write fio saw complete, a file per job (write_iops.N.log, the N-th job:
+	# milliseconds, 1, direction, size, offset): jobs sharing one --write_iolog
+	# splice each other's lines, fio buffering each job's 8 KiB at a time
 	client "$rd" "$rd/write.json" "$rd/write.log" --trigger-timeout="$WRITE_TIME" \
-		--trigger="$(sh_quote "$rd/trigger.sh")" --write_iolog="$rd/write.iolog" || rc=$?
+		--trigger="$(sh_quote "$rd/trigger.sh")" --write_iops_log="$rd/write" --log_offset=1 || rc=$?
 	drop_servers
 	if ! [ -s "$rd/power-cut.rc" ]; then
 		echo "fio (status $rc) never ran the power cut: write.log" >"$rd/error"

@@ -138,13 +138,15 @@ loses_last_writes() {
 	cat >"$WORK/lose-recent.py" <<-'EOF'
 		import sys
 		work, rd = sys.argv[1:3]
-		rows = [l.split() for l in open(f"{rd}/write.iolog")]
-		writes = [(int(w[0]), w[1], int(w[3])) for w in rows if len(w) == 5 and w[2] == "write"]
-		end = max(t for t, _, _ in writes)
-		for job in ("apm", "gpspm"):
-		    mine = [(t, o) for t, f, o in writes if f == f"{job}.0.0"]
-		    # the last one may have been in flight: never acknowledged, left alone
-		    lost = [o for t, o in mine[:-1] if t >= end - 300_000]  # (the log's times are microseconds)
+		# each job's completed writes (milliseconds, 1, direction, size, offset)
+		def completed(n):
+		    rows = [l.split(",") for l in open(f"{rd}/write_iops.{n}.log")]
+		    return [(int(w[0]), int(w[4])) for w in rows if int(w[2]) == 1]
+		writes = {"apm": completed(1), "gpspm": completed(2)}
+		end = max(t for mine in writes.values() for t, _ in mine)
+		for job, mine in writes.items():
+		    # the last one may have completed after fio saved its state: left alone
+		    lost = [o for t, o in mine[:-1] if t >= end - 300]
 		    old = open(f"{work}/before-recent.{job}", "rb")
 		    with open(f"{work}/dev/{job}.0.0", "r+b") as dev:
 		        for o in lost:

@@ -41,18 +41,18 @@ if [ "${1:-}" = --platform ]; then
 	rd=${DURABILITY_ROUND_DIR:?run me as run_durability.sh --before-restart}
 	case ${PLATFORM:?}:${DURABILITY_ROUND:?} in
 	run1:1)
-		# each method's writes of the last 300 ms (the log's times are microseconds),
-		# less its last 2 x DEPTH (those maybe in flight, with a margin: the jobs' lines
-		# of the log may be split where their buffers met), and its 6th write torn
+		# each method's writes completed in the last 300 ms (write_iops.N.log, the
+		# runner's log of its N-th job: milliseconds, 1, direction, size, offset), less
+		# its last 2 x DEPTH (in flight when fio saved its state, or issued before the
+		# jobs stopped: completed, never acknowledged), and its 6th write torn
 		i=0 blocks=() torn=()
-		end=$(awk 'NF == 5 && $3 == "write" { if ($1 > t) t = $1 } END { print t }' "$rd/write.iolog")
+		end=$(cat "$rd"/write_iops.*.log | awk -F', ' '$3 == 1 && $1 > t { t = $1 } END { print t }')
 		for m in "${METHODS[@]}"; do
-			awk -v f="$m.0.0" -v end="$end" -v d=$((2 * DEPTH)) 'NF == 5 && $2 == f && $3 == "write" {
-					t[n] = $1; o[n++] = $4 }
-				END { for (k = 0; k < n - d; k++) if (t[k] >= end - 300000) print o[k] }' \
-				"$rd/write.iolog" >"$rd/recent-$m"
-			awk -v f="$m.0.0" 'NF == 5 && $2 == f && $3 == "write" && ++n == 6 { print $4 }' "$rd/write.iolog" \
-				>"$rd/torn-$m"
+			log=$rd/write_iops.$((i + 1)).log
+			[ -s "$log" ] || { echo "no $log: no write of $m completed"; exit 1; }
+			awk -F', ' -v end="$end" -v d=$((2 * DEPTH)) '$3 == 1 { t[n] = $1; o[n++] = $5 }
+				END { for (k = 0; k < n - d; k++) if (t[k] >= end - 300) print o[k] }' "$log" >"$rd/recent-$m"
+			awk -F', ' '$3 == 1 && ++n == 6 { print $5 }' "$log" >"$rd/torn-$m"
 			sort -nu "$rd/recent-$m" "$rd/torn-$m" >"$rd/expected-$m"
 			while read -r off; do blocks+=($((i * REGION + off))); done <"$rd/recent-$m"
 			torn+=($((i * REGION + $(cat "$rd/torn-$m") + 100)))
@@ -120,20 +120,6 @@ judged() { # OUT WANT_RC
 	return "$st"
 }
 
-# The offsets in FILE that METHOD wrote in round 1, by its read-back's I/O log. The
-# played losses come from the write phase's I/O log, which the jobs share: fio
-# buffers each job's lines 8 KiB at a time, so a line may be spliced where two
-# jobs' buffers met and name another job's offset (seen: a block of apm's
-# played as apm-native's). The read-back's log is one job at a time (--stonewall).
-own_writes() { # METHOD FILE
-	awk -v f="$1.0.0" -v m="$1" 'NR == FNR { if (NF == 5 && $2 == f && $3 == "read") mine[$4] = 1; next }
-		($1 in mine) { print; next }
-		{ other = other " " $1 }
-		END { if (other != "") print "  " m ": played offset(s)" other " not among its writes " \
-			"(a spliced line of the shared write log): not expected" | "cat 1>&2" }' \
-		"$RUN/rounds/r1/readback.iolog" "$2" | sort -n
-}
-
 durability_rounds() {
 	local st m want got a
 	e2e_wanted "$NAME" || return 1
@@ -149,7 +135,7 @@ durability_rounds() {
 	[ "$st" -eq 0 ] || { runner_logs; return 1; }
 	for m in "${METHODS[@]}"; do
 		st=0
-		want=$(own_writes "$m" "$RUN/rounds/r1/expected-$m" | tr '\n' ' ')
+		want=$(tr '\n' ' ' <"$RUN/rounds/r1/expected-$m")
 		got=$(awk -F, -v m="$m" '$1 == 1 && $2 == m { print $3 }' "$RUN/lost.csv" | sort -n | tr '\n' ' ')
 		echo "  $m, round 1: lost as played: ${want:-none}"
 		echo "  $m, round 1: reported lost:  ${got:-none}"
@@ -176,15 +162,16 @@ durability_rounds() {
 # run 2 (after the controls, which need run 1's last round on the device): the memory
 # reverts, to the state from before the round (GPSPM) and to an earlier run's (APM)
 reverted_round() {
-	local out=$RUN-revert m a n st
+	local out=$RUN-revert m a n st i=0
 	E2E_DIR=$E2E_TMP/$NAME
 	runner "$out" revert 1
 	st=0
 	judged "$out" 1 || st=1
 	for m in "${METHODS[@]}"; do
 		a=$(figure "$out" 1 "$m" 6)
-		n=$(awk -v f="$m.0.0" 'NF == 5 && $2 == f && $3 == "write"' "$out/rounds/r1/write.iolog" | wc -l)
-		echo "  $m, reverted (acknowledged, read back, lost, unread, issued): $(figures "$out" 1 "$m"), $n in the I/O log"
+		i=$((i + 1))
+		n=$(awk -F', ' '$3 == 1' "$out/rounds/r1/write_iops.$i.log" | wc -l)
+		echo "  $m, reverted (acknowledged, read back, lost, unread, issued): $(figures "$out" 1 "$m"), $n completed by the log"
 		if [ "${a:-0}" -le 0 ] || [ "$a" -lt $((n - DEPTH)) ] || [ "$(figure "$out" 1 "$m" 8)" != "$a" ]; then
 			echo "  $m: every acknowledged write must be LOST" >>"$E2E_DIR/why"
 			st=1
