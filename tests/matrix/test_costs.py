@@ -130,7 +130,7 @@ class Costs(unittest.TestCase):
         self.assertAlmostEqual(self.rows["p001"]["lat_p99_us_median"], 300.0)
 
     def test_versus_table(self):
-        lines = report.versus_table(list(self.rows.values()))
+        lines = report.versus_table(list(self.rows.values()), 5)
         self.assertEqual(len(lines), 4)  # head, rule, two points
         cells = [c.strip() for c in lines[2].strip("|").split("|")]
         self.assertEqual(cells[0], "apm write 4k qd1 sync")

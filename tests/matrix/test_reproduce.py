@@ -39,7 +39,7 @@ NOW = doc("2026-11-29T05:00:00Z",
            ("apm write 64k qd8", "1.02x (0.98..1.06, n=12, 96.1%)", "equal within +-6%"),
            ("apm write 4k qd32", "1.70x (1.60..1.80, n=6, 96.9%)", "ahead"),
            ("apm write 4k qd8", "1.60x (1.50..1.70, n=6, 96.9%)", "ahead")],
-          [("gpspm-busy write 4k qd8", "1.12x (1.05..1.20, n=6, 96.9%)", "ahead")])
+          [("gpspm-busy write 4k qd8", "1.10x (0.98..1.20, n=6, 96.9%)", "equal within +-20%")])
 
 
 class Reproduce(unittest.TestCase):
@@ -50,29 +50,47 @@ class Reproduce(unittest.TestCase):
         self.assertIn(("GPSPM on persistent memory (device DAX)", "gpspm-busy write 4k qd8"), v)
         self.assertEqual(v[("main", "apm write 4k qd1 sync")][0], "equal within +-5%")
 
+    def row(self, md, point):
+        rows = [l for l in md if l.startswith(f"| {point} ")]
+        self.assertEqual(len(rows), 1, point)
+        return rows[0]
+
     def test_same_and_differs(self):
-        md = reproduce_section(BEFORE, NOW)
+        md = reproduce_section(BEFORE, NOW, 0)
         text = "\n".join(md)
         self.assertIn("**the same verdict at 3 of 4**", text)
         self.assertIn("2026-11-28T21:11:32Z, git revision 0123456", text)
-        row = [l for l in md if l.startswith("| apm write 64k qd8 ")]
-        self.assertEqual(len(row), 1)
-        self.assertTrue(row[0].endswith("| **differs** |"), row[0])
-        eq = [l for l in md if l.startswith("| apm write 4k qd1 sync ")][0]
+        self.assertIn("judged by this run's rule (margin +-0%)", text)
+        dax = self.row(md, "gpspm-busy write 4k qd8 (GPSPM on persistent memory)")
+        self.assertTrue(dax.endswith("| **differs** |"), dax)
+        eq = self.row(md, "apm write 4k qd1 sync")
         self.assertTrue(eq.endswith("| same |"), eq)  # equal both times, margins apart
-        self.assertIn("| gpspm-busy write 4k qd8 (GPSPM on persistent memory) |", text)
         self.assertFalse(any(l.startswith("| apm write 4k qd8 ") for l in md))  # new point
 
+    def test_a_verdict_of_another_rule_is_judged_again(self):
+        # printed "ahead" with a low end of 1.00x (an older rule's rounding): equal at +-0%
+        row = self.row(reproduce_section(BEFORE, NOW, 0), "apm write 64k qd8")
+        self.assertIn("| equal within +-8%: 1.04x (1.00..1.08, n=12, 96.1%) (printed: ahead) |", row)
+        self.assertTrue(row.endswith("| same |"), row)
+
+    def test_the_margin_judges_both_runs(self):
+        md = reproduce_section(BEFORE, NOW, 15)
+        self.assertIn("**the same verdict at 4 of 4**", "\n".join(md))
+        dax = self.row(md, "gpspm-busy write 4k qd8 (GPSPM on persistent memory)")
+        self.assertIn("| equal within +-20%: 1.16x (1.10..1.20, n=6, 96.9%) (printed: ahead) |", dax)
+        self.assertIn("| ahead: 1.70x", self.row(md, "apm write 4k qd32"))
+
     def test_no_previous_tables_no_section(self):
-        self.assertEqual(reproduce_section(["# nothing"], NOW), [])
+        self.assertEqual(reproduce_section(["# nothing"], NOW, 5), [])
 
     def test_committed_document_agrees_with_itself(self):
         with open(os.path.join(HERE, "..", "..", "docs", "BENCHMARKS.md")) as f:
             lines = f.read().split("\n")
         v = iops_verdicts(lines)
         self.assertGreaterEqual(len(v), 12)
-        text = "\n".join(reproduce_section(lines, lines))
-        self.assertIn(f"**the same verdict at {len(v)} of {len(v)}**", text)
+        for margin in (0, 15):
+            text = "\n".join(reproduce_section(lines, lines, margin))
+            self.assertIn(f"**the same verdict at {len(v)} of {len(v)}**", text)
 
 
 if __name__ == "__main__":

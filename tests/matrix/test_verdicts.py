@@ -140,6 +140,51 @@ class PairsUntilDecided(unittest.TestCase):
         self.assertEqual(sequential.verdicts_coverage(3, 5), None)  # no look can decide
 
 
+class Margin(unittest.TestCase):
+    """Ahead or behind only beyond +-margin of 1.00x; the verdicts of make bench's two
+    days (docs/BENCHMARKS.md of 2026-11-28 and of 2026-11-29, under the rule at 1.00x)."""
+
+    def iv(self, lo, hi, ratio=None, n=12, cov=0.961):
+        return verdicts.Interval(ratio or (lo + hi) / 2, lo, hi, n, cov)
+
+    def test_a_small_lead_is_equal_within_the_margin(self):
+        small = self.iv(1.03, 1.08)
+        self.assertEqual(verdicts.verdict(small, +1), (verdicts.AHEAD, None))  # at 1.00x
+        self.assertEqual(verdicts.verdict(small, +1, 10), (verdicts.EQUAL, 8))
+        self.assertTrue(verdicts.decided(small, 10))
+
+    def test_beyond_the_margin_is_ahead_or_behind(self):
+        self.assertEqual(verdicts.verdict(self.iv(1.12, 1.20), +1, 10), (verdicts.AHEAD, None))
+        self.assertEqual(verdicts.verdict(self.iv(0.70, 0.85), +1, 10), (verdicts.BEHIND, None))
+        # a latency (lower is better) below the margin is ahead
+        self.assertEqual(verdicts.verdict(self.iv(0.80, 0.85), -1, 10), (verdicts.AHEAD, None))
+        self.assertEqual(verdicts.verdict(self.iv(0.93, 0.97), -1, 10), (verdicts.EQUAL, 7))
+
+    def test_across_the_margins_edge_needs_more_pairs(self):
+        edge = self.iv(1.02, 1.20)
+        self.assertEqual(verdicts.verdict(edge, +1, 10), (verdicts.EQUAL, 20))
+        self.assertFalse(verdicts.decided(edge, 10))
+        self.assertEqual(sequential.next_step(edge, 8, 6, 12, 10), (False, "one more pair"))
+        self.assertIn("equal within +-20%", verdicts.verdict_text(edge, +1, 10))
+
+    # the points whose verdict at 1.00x differed between the two days: (day 1, day 2)
+    FLIPPED = {"gpspm-busy 4k qd1": ((0.98, 1.13, 12), (1.00 + 1e-3, 1.08, 12)),
+               "gpspm-sleep 4k qd1": ((1.02, 1.16, 9), (1.00 - 1e-3, 1.09, 12)),
+               "gpspm-busy 64k qd8 on device DAX": ((1.04, 1.18, 6), (1.00 - 1e-3, 1.07, 12))}
+
+    def test_the_flipped_points_agree_at_a_margin_as_wide_as_the_drift(self):
+        for name, days in self.FLIPPED.items():
+            at = {m: [verdicts.verdict(self.iv(lo, hi, n=n, cov=0.96), +1, m)[0] for lo, hi, n in days]
+                  for m in (0, 15)}
+            self.assertNotEqual(at[0][0], at[0][1], name)  # the control: at 1.00x they flip
+            self.assertEqual(at[15], [verdicts.EQUAL, verdicts.EQUAL], name)
+
+    def test_margin_of_a_runs_options(self):
+        self.assertEqual(verdicts.margin_of({"margin_pct": "15"}), 15)
+        self.assertEqual(verdicts.margin_of({}), verdicts.DEFAULT_MARGIN_PCT)
+        self.assertEqual(verdicts.margin_of({"margin_pct": "x"}), verdicts.DEFAULT_MARGIN_PCT)
+
+
 class Intervals(unittest.TestCase):
     def test_pairs_decide_where_ranges_overlap(self):
         ours, peer = pairs_of([1.08, 1.10, 1.09, 1.11, 1.10, 1.09, 1.10, 1.11])

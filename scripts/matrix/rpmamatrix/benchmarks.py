@@ -14,7 +14,8 @@ from .polling import polling_md, read_runs
 from .reproduce import reproduce_section
 from .sequential import verdicts_coverage
 from .signtest import order_for
-from .verdicts import AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, verdict
+from .verdicts import (AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, margin_of,
+                       verdict)
 
 # docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
 BENCH_FIGURES = [
@@ -64,24 +65,25 @@ def count_verdict(better, target, o, p):
     return "met" if (better > 0 and x >= target) or (better < 0 and x <= target) else "**missed**"
 
 
-def interval_verdict(interval, better):
+def interval_verdict(interval, better, margin_pct):
     """The verdict of a measured figure in the table's words."""
-    word, margin = verdict(interval, better)
+    word, margin = verdict(interval, better, margin_pct)
     return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(
         word, f"undecided ({interval.n} of the {MIN_PAIRS} pairs a verdict needs)")
 
 
-def measured_line(o, p, col, better, digits):
+def measured_line(o, p, col, better, digits, margin_pct):
     """A table line of a figure of the measured runs (median (min..max) a side, the
-    ratio of the pairs with its interval, the verdict), and the verdict's word."""
+    ratio of the pairs with its interval, the verdict beyond +-MARGIN_PCT), and the
+    verdict's word."""
     def cell(r):
         return (f"{fmt(r[col], digits)} ({fmt(r[col.replace('_median', '_min')], digits)}.."
                 f"{fmt(r[col.replace('_median', '_max')], digits)})"
                 if r.get(col.replace("_median", "_min")) is not None else fmt(r[col], digits))
     interval = paired_figure(o, p, col[:-len("_median")])
     line = (f"| {point_label(o)} | {cell(o)} | {cell(p)} | {interval_text(interval)} | "
-            f"{interval_verdict(interval, better)} |")
-    return line, verdict(interval, better)
+            f"{interval_verdict(interval, better, margin_pct)} |")
+    return line, verdict(interval, better, margin_pct)
 
 
 def count_line(o, p, col, better, digits, kind):
@@ -95,7 +97,7 @@ def count_line(o, p, col, better, digits, kind):
     return f"| {point_label(o)} | {fmt(ov, digits)} | {fmt(pv, digits)} | {x} | {text} | {v} |"
 
 
-def figure_tables(pairs, level="##"):
+def figure_tables(pairs, margin_pct, level="##"):
     """The Markdown of every figure's table (headings at LEVEL), and the count of each
     verdict of IOPS."""
     md, tally = [], {}
@@ -105,7 +107,7 @@ def figure_tables(pairs, level="##"):
             if o.get(col) is None or p.get(col) is None:
                 continue
             if col.endswith("_median"):
-                line, (word, _) = measured_line(o, p, col, better, digits)
+                line, (word, _) = measured_line(o, p, col, better, digits, margin_pct)
                 if col == "iops_median":
                     tally[word] = tally.get(word, 0) + 1
             else:
@@ -161,8 +163,15 @@ def intervals_section(options):
           "1 - 2 P(binomial(n, 1/2) <= k - 1), exact for any distribution of the ratios as "
           "long as the pairs are independent. Only a few coverages exist at each n, so each "
           "interval states n and its own, `1.10x (1.04..1.18, n=9, 96.1%)`.",
+          f"- **The margin: +-{margin_of(options):g}%** (`--margin`). **Ahead** or **behind** "
+          "only when the whole interval lies beyond it (ahead: its low end above "
+          f"{1 + margin_of(options) / 100:.2f}x), else **equal within +-X%**, X the interval's "
+          "farther end. An interval covers one run's noise, not a point's drift from one day "
+          "to the next: where ours leads by 3% to 8%, a low end just above 1.00x one day is "
+          "just below it the next, and a verdict at 1.00x flips. A margin as wide as that "
+          "drift makes the verdict one that reproduces (\"Against the previous run\" below).",
           f"- **n**: {first} pairs, then one more at a time until the IOPS interval decides "
-          "(it excludes 1.00x: ahead or behind; or it lies within +-margin of it: equal) or "
+          "(it lies beyond the margin: ahead or behind; or within it: equal) or "
           f"{cap} pairs have run (`run_matrix.sh --repeats`, `--max-repeats`, `--margin`; "
           "the runner asks `matrix decide` after each pair). No interval of fewer than "
           f"{MIN_PAIRS} pairs reaches {LEVEL:.0%} (5 pairs' [min..max] covers 93.75%): there "
@@ -219,8 +228,8 @@ def benchmarks_md(folder, rows):
            "median of the pairs' ratios with the sign test's interval of it: order statistics "
            "of the n pairs' ratios, the narrowest whose exact coverage of the true median "
            f"ratio reaches {LEVEL:.0%} (`scripts/matrix/rpmamatrix/signtest.py`), stated with n "
-           f"and that coverage; **ahead** or **behind** only when such an interval excludes "
-           f"1.00x, else **equal within +-X%**, X the interval's farther end; **undecided** "
+           f"and that coverage; **ahead** or **behind** only when such an interval lies beyond "
+           f"+-{margin}% of 1.00x, else **equal within +-X%**, X the interval's farther end; **undecided** "
            f"below {MIN_PAIRS} pairs ([min..max] of 5 covers 93.75%)" + sequence_note(options),
            "- one cost run a point and implementation: 2000 I/Os a job (8 MiB for larger "
            "blocks), counted by `tests/tools/verbs_count.c` preloaded into both sides' fio and "
@@ -229,7 +238,7 @@ def benchmarks_md(folder, rows):
            "- writes are random writes (`jobs/randwrite.fio` for ours, `--rw=randwrite` for the "
            "peer); batched points post `iodepth` I/Os at a time and reap them all before the next "
            "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
-    tables, tally = figure_tables(pairs)
+    tables, tally = figure_tables(pairs, margin_of(options))
     md += intervals_section(options)
     md += ["## IOPS verdicts at a glance", "", tally_line(pairs, tally), ""]
     md += tables
@@ -248,7 +257,7 @@ def pmem_section(folder):
         die(f"{folder}: no point measured with both ours and the peer")
     env = read_json(os.path.join(folder, "env.json"), {})
     options = read_json(os.path.join(folder, "options.json"), {})
-    tables, tally = figure_tables(pairs, level="###")
+    tables, tally = figure_tables(pairs, margin_of(options), level="###")
     return (["## GPSPM on persistent memory (device DAX)", "",
              "The same pipeline in the same `make bench`, the servers' memory on "
              f"{env.get('server memory', 'device DAX')}: the GPSPM server persists what it is "
@@ -295,7 +304,8 @@ def cmd_benchmarks(args):
         md += clients_section(args.clients)
     if args.previous:
         with open(args.previous) as f:
-            md += reproduce_section(f.read().split("\n"), md)
+            md += reproduce_section(f.read().split("\n"), md,
+                                    margin_of(read_json(os.path.join(args.dir, "options.json"), {})))
     if args.notes:
         with open(args.notes) as f:
             md += ["## What the figures say", ""] + f.read().rstrip("\n").split("\n") + [""]

@@ -33,7 +33,7 @@ def decide(folder, ours, peer, pairs=None, min_pairs=1, max_pairs=None, margin=D
     # (without PAIRS: the pairs measured, as if none had failed)
     pairs = interval.n if pairs is None else pairs
     step = next_step(interval, pairs, min_pairs, max_pairs or pairs, margin)
-    return f"IOPS ours/peer {verdict_text(interval, +1)}: {step.why}", step.stop
+    return f"IOPS ours/peer {verdict_text(interval, +1, margin)}: {step.why}", step.stop
 
 
 def settled(folder, point, within):

@@ -9,7 +9,7 @@ from .charts import draw_all, draw_bars
 from .common import METHODS, fmt, impl_suffix, point_label, read_json, size_str, table_head
 from .findings import findings
 from .report_html import write_reports
-from .verdicts import verdict_text
+from .verdicts import margin_of, verdict_text
 
 # the per-I/O cost columns of the report: (column, heading, digits)
 COST_TABLE = [("client_posts_per_io", "client posts", 2), ("client_send_wrs_per_io", "client WRs", 2),
@@ -83,8 +83,9 @@ def ratio(a, b):
     return a / b
 
 
-def versus_table(rows):
-    """ours / peer at every point both measured, one column a figure."""
+def versus_table(rows, margin_pct):
+    """ours / peer at every point both measured, one column a figure; the IOPS verdict
+    ahead or behind beyond +-MARGIN_PCT."""
     pairs = peer_pairs(rows)
     if not pairs:
         return []
@@ -95,7 +96,7 @@ def versus_table(rows):
         for col, _, _ in VERSUS:
             x = ratio(o.get(col), p.get(col))
             cells.append("" if x is None else f"{x:.2f}x")
-        cells.append(verdict_text(paired_figure(o, p, "iops"), +1))
+        cells.append(verdict_text(paired_figure(o, p, "iops"), +1, margin_pct))
         lines.append("| " + " | ".join([point_label(o)] + cells) + " |")
     return lines
 
@@ -145,7 +146,8 @@ def build(folder):
         md += ["- `(peer)`: the same method with the peer's engines (fio 3.33's in-tree "
                "librpma engines over upstream librpma 1.2.0, `build/peer/fio`), dashed on the charts"]
     md += ["", "## Summary", ""] + summary_table(rows)
-    versus = versus_table(rows)
+    margin = margin_of(options)
+    versus = versus_table(rows, margin)
     if versus:
         md += ["", "## Ours vs the peer", "",
                "ours / peer at each point both measured: above 1.00x for IOPS, below for "
@@ -154,8 +156,9 @@ def build(folder):
                "and the peer alternate (pairs); the IOPS ratio is the median of the pairs' "
                "with the sign test's interval (order statistics of the pairs' ratios, n and "
                "the interval's exact coverage given); the verdict is ahead or behind only when "
-               "an interval covering 95% or more excludes 1.00x, else equal within the "
-               "interval's margin (6 pairs at least: 5 pairs' [min..max] covers 93.75%).", ""] + versus
+               f"an interval covering 95% or more lies beyond +-{margin:g}% of 1.00x "
+               "(`--margin`), else equal within the interval's farther end (6 pairs at least: "
+               "5 pairs' [min..max] covers 93.75%).", ""] + versus
     costs = cost_table(rows)
     if costs:
         md += ["", "## Per-I/O costs", "",

@@ -3,8 +3,8 @@
 peer's at a point, one more pair or stop (run_matrix.sh asks through `matrix decide`,
 whose exit status it follows: the rule lives here, the loop there).
 
-Stop when the IOPS interval decides -- it excludes 1.00x (ahead or behind) or lies within
-+-margin of it (equal) -- or when the cap of pairs is reached; never before the pairs the
+Stop when the IOPS interval decides -- it lies beyond +-margin of 1.00x (ahead or behind)
+or within it (equal) -- or when the cap of pairs is reached; never before the pairs the
 plan asked for. Below MIN_PAIRS no interval reaches LEVEL, so nothing decides there.
 
 Looking after every pair and stopping at the first interval that decides is a sequence

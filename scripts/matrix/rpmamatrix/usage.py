@@ -34,11 +34,13 @@ The sweep:
                        runs alternate (ours, peer, ours, peer...: pairs) and the report
                        gives ours/peer with the sign test's interval of the pairs'
                        median ratio and its exact coverage (95% or more from 6 pairs):
-                       ahead or behind only when it excludes 1.00x, else equal within +-X%
+                       ahead or behind only when it lies beyond +-PCT% (--margin) of
+                       1.00x, else equal within +-X%
   --max-repeats N      with --impl ours,peer: add pairs beyond --repeats, up to N, until
                        the IOPS verdict is decided (default 3 x --repeats; a verdict
                        needs 6 pairs at least)
-  --margin PCT         ... decided: ahead, behind, or equal within +-PCT% (default 5)
+  --margin PCT         ahead or behind only beyond +-PCT% of 1.00x; decided: ahead,
+                       behind, or equal within +-PCT% (default 5)
   --no-costs           skip the cost run of each point (see below)
   --instructions       also count the user-space instructions per I/O of the engine and
                        library (valgrind's callgrind, 500 I/Os, our client sleeping) at the 4 KiB

@@ -1,7 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Verdicts that decide: one figure of two implementations (or two result folders) as a
 ratio with an interval, and a verdict that says "ahead" or "behind" only when the
-interval excludes 1.0, else "equal within +-X%".
+interval lies beyond a margin of 1.0 (+-0% unless told), else "equal within +-X%".
+
+The margin is what makes a verdict reproduce. An interval covers the noise of one run,
+not the drift of a point from one day to the next (under TCG, two days' medians of the
+same point differed by up to 13%): where ours leads by 3% to 8%, an interval's low end
+falls on either side of 1.00x from one day to the next, and "ahead" one day is "equal"
+the next. With a margin as wide as that drift, "ahead" means ahead by more than it.
 
 Runs of ours and the peer are interleaved (run_matrix.sh --impl ours,peer), so run r of
 each is a pair that met the same state of the host: the interval is over the pairs'
@@ -89,29 +95,39 @@ def unpaired_interval(xs, ys):
     return Interval(ratio, lo, hi, n, None)
 
 
+def margin_of(options):
+    """The margin of a run's options.json (run_matrix.sh --margin), as a number."""
+    try:
+        return float(options.get("margin_pct", DEFAULT_MARGIN_PCT))
+    except (TypeError, ValueError):
+        return float(DEFAULT_MARGIN_PCT)
+
+
 def equal_margin_pct(lo, hi):
     """The margin (whole percent, rounded up) an interval around 1.0 spans."""
     return int(math.ceil(max(hi - 1, 1 - lo) * 100 - 1e-9))
 
 
-def verdict(interval, better):
+def verdict(interval, better, margin_pct=0):
     """(AHEAD|BEHIND|EQUAL|UNDECIDED, margin %) of an interval of ours / theirs; better
-    +1 when a higher figure is better (IOPS), -1 when lower is (latency). Undecided
-    without an interval or with one that covers less than LEVEL (too few pairs)."""
+    +1 when a higher figure is better (IOPS), -1 when lower is (latency). Ahead or behind
+    when the whole interval lies beyond +-MARGIN_PCT of 1.0, else equal within the
+    interval's farther end. Undecided without an interval or with one that covers less
+    than LEVEL (too few pairs)."""
     lo, hi, cov = interval.lo, interval.hi, interval.coverage
     if lo is None or (cov is not None and cov < LEVEL):
         return UNDECIDED, None
-    if lo > 1:
+    if lo > 1 + margin_pct / 100:
         return (AHEAD if better > 0 else BEHIND), None
-    if hi < 1:
+    if hi < 1 - margin_pct / 100:
         return (BEHIND if better > 0 else AHEAD), None
     return EQUAL, equal_margin_pct(lo, hi)
 
 
 def decided(interval, margin_pct):
-    """Whether more pairs would not change the answer: the interval excludes 1.0, or it
-    is within the margin."""
-    word, margin = verdict(interval, +1)
+    """Whether more pairs would not change the answer: the interval lies beyond the
+    margin (ahead or behind), or within it (equal)."""
+    word, margin = verdict(interval, +1, margin_pct)
     return word in (AHEAD, BEHIND) or (word == EQUAL and margin <= margin_pct)
 
 
@@ -134,9 +150,9 @@ def interval_text(interval):
     return f"{ratio:.2f}x ({lo:.2f}..{hi:.2f}, n={n}, {how})"
 
 
-def verdict_text(interval, better, ahead="ahead", behind="behind"):
+def verdict_text(interval, better, margin_pct=0, ahead="ahead", behind="behind"):
     """The verdict in words with its interval: 'ahead: 1.10x (1.08..1.11, n=8, 99.2%)'."""
-    word, margin = verdict(interval, better)
+    word, margin = verdict(interval, better, margin_pct)
     if interval.ratio is None:
         return "undecided: no pair"
     if word == UNDECIDED:
