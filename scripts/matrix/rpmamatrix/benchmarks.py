@@ -121,9 +121,10 @@ def figure_tables(pairs, margin_pct, level="##"):
     return md, tally
 
 
-def tally_line(pairs, tally):
-    return (f"{len(pairs)} points: ours ahead at {tally.get(AHEAD, 0)}, equal within the stated "
-            f"margin at {tally.get(EQUAL, 0)}, behind at {tally.get(BEHIND, 0)}"
+def tally_line(pairs, tally, margin_pct):
+    return (f"{len(pairs)} points: ours ahead by more than {margin_pct:g}% at {tally.get(AHEAD, 0)}, "
+            f"equal within the stated margin at {tally.get(EQUAL, 0)}, behind by more than "
+            f"{margin_pct:g}% at {tally.get(BEHIND, 0)}"
             + (f", undecided at {tally['undecided']}" if tally.get("undecided") else "") + ".")
 
 
@@ -240,7 +241,7 @@ def benchmarks_md(folder, rows):
            "batch (`iodepth_batch_submit = iodepth_batch_complete_min = iodepth`), `sync=0`", ""]
     tables, tally = figure_tables(pairs, margin_of(options))
     md += intervals_section(options)
-    md += ["## IOPS verdicts at a glance", "", tally_line(pairs, tally), ""]
+    md += ["## IOPS verdicts at a glance", "", tally_line(pairs, tally, margin_of(options)), ""]
     md += tables
     if not any(o.get("client_instructions_per_io") is not None for o, _ in pairs):
         md += ["## Not measured", "",
@@ -264,7 +265,7 @@ def pmem_section(folder):
              "asked to (CPU cache write-backs), ours the batch's written ranges, the peer's "
              "each write, so its CPU per I/O and the bytes persisted per byte written are "
              "the method's real cost. The same verdict rules as above.", "",
-             "```sh", host_command(options), "```", "", tally_line(pairs, tally), ""]
+             "```sh", host_command(options), "```", "", tally_line(pairs, tally, margin_of(options)), ""]
             + tables)
 
 
