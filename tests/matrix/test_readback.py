@@ -31,7 +31,7 @@ class Folder:
     """A round's folder: shape, saved states, the read-back's I/O log (the first
     READS of each job's writes) and output."""
 
-    def __init__(self, writes, states, reads, messages=""):
+    def __init__(self, writes, states, reads, messages="", errors=None):
         self.dir = tempfile.mkdtemp()
         with open(os.path.join(self.dir, "shape.tsv"), "w") as f:
             f.write("2\t4k\t4\t4\t100\t77\t0x00112233\n")
@@ -43,7 +43,11 @@ class Folder:
         for i, (job, data) in enumerate(states):
             with open(os.path.join(self.dir, f"local-{job}-{i}-verify.state"), "wb") as f:
                 f.write(data)
-        jobs = ",".join(f'{{"jobname": "{j}", "read": {{"total_ios": {n}}}, "error": 0}}' for j, n in reads)
+        # fio's count of verify errors: one a bad block its messages name, unless told
+        errors = errors or {j: messages.count(f"at file {j}.0.0 ") for j, _ in reads}
+        jobs = ",".join(f'{{"jobname": "{j}", "read": {{"total_ios": {n}}}, "error": 0'
+                        + (f', "total_err": {errors[j]}' if errors.get(j) is not None else "") + "}"
+                        for j, n in reads)
         with open(os.path.join(self.dir, "readback.json"), "w") as f:
             # a message may run into the line where fio's JSON starts
             f.write(messages + "verify: bad magic header 0, wanted acca (requested {\n"
@@ -76,11 +80,25 @@ class Acknowledged(unittest.TestCase):
 
 
 class Judge(unittest.TestCase):
-    def round_of(self, reads_apm, messages=""):
+    def round_of(self, reads_apm, messages="", errors=None):
         apm, gpspm = offsets(40), offsets(12, 1 << 20)
         writes = [("apm", o) for o in apm] + [("gpspm", o) for o in gpspm]
         states = [("apm", state_bytes(40, 4, apm[-4:-1])), ("gpspm", state_bytes(12, 4, gpspm[-4:]))]
-        return Folder(writes, states, [("apm", reads_apm), ("gpspm", 40)], messages), apm, gpspm
+        return Folder(writes, states, [("apm", reads_apm), ("gpspm", 40)], messages, errors), apm, gpspm
+
+    def test_verify_errors_no_message_names_cannot_be_judged(self):
+        # another fio's wording of a bad block: fio counted 2 verify errors, the parser
+        # finds none; judged, the round would say nothing lost
+        msgs = "".join(f"verify: block mismatch in apm.0.0 @ {4096 * k}\n" for k in (3, 30))
+        d, _, _ = self.round_of(40, msgs, {"apm": 2, "gpspm": 0})
+        with self.assertRaisesRegex(readback.RoundError, "fio counted 2 verify error.s. in job apm, "
+                                    "its messages name 0 bad block"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
+    def test_no_error_count_cannot_be_judged(self):
+        d, _, _ = self.round_of(40, "", {"apm": None, "gpspm": 0})
+        with self.assertRaisesRegex(readback.RoundError, "gives job apm no total_err"):
+            readback.judge(d.dir, ["apm", "gpspm"])
 
     def test_losses_of_each_method_over_all_of_its_own_writes(self):
         # apm's 30th write lies beyond all 12 of gpspm's: counted all the same

@@ -15,7 +15,8 @@ which may split a line.)
 A write counts as acknowledged as fio's own verify_state_load counts it: every write
 issued before the last iodepth, and of those last ones each whose offset is among the
 saved completions. Writes read but never acknowledged (in flight at the trigger) are
-not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
+not judged. The bad blocks named must be as many as the verify errors fio counted
+(its JSON's total_err), or the round is not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
 issued) and lost.tsv (each lost write's offset and what fio said of it)."""
 import json
 import os
@@ -113,6 +114,20 @@ def bad_blocks(text, fname):
     return bad
 
 
+def check_bad_count(method, counted, bad):
+    """The bad blocks fio's messages name must be as many as the verify errors fio
+    counted (its JSON's total_err, one per bad read): else a message this parser does
+    not know (another fio's wording, a log cut short) would hide a lost write."""
+    if not isinstance(counted, int):
+        raise RoundError(f"the read-back's JSON gives job {method} no total_err (fio counts "
+                         "verify errors only with continue_on_error): its bad blocks cannot be "
+                         "checked against fio's count")
+    if counted != len(bad):
+        raise RoundError(f"fio counted {counted} verify error(s) in job {method}, its messages "
+                         f"name {len(bad)} bad block(s): which writes were lost cannot be told "
+                         "(readback.log)")
+
+
 def judge(folder, methods):
     """Per method: (row of RESULT_COLUMNS, [(offset, message)] lost)."""
     with open(os.path.join(folder, "shape.tsv")) as f:
@@ -128,15 +143,17 @@ def judge(folder, methods):
     if doc is None:
         raise RoundError("the read-back left no fio JSON: readback.log")
     reads = {j.get("jobname"): j.get("read", {}).get("total_ios", 0) for j in doc.get("jobs", [])}
+    errors = {j.get("jobname"): j.get("total_err") for j in doc.get("jobs", [])}
     out = []
     for i, m in enumerate(methods):
         if m not in reads:
             raise RoundError(f"the read-back has no job {m}: readback.log")
+        bad = bad_blocks(texts, f"{m}.0.0")
+        check_bad_count(m, errors[m], bad)
         numberio, depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
         issued = logged(os.path.join(folder, "readback.iolog"), f"{m}.0.0", "read")
         acked = acknowledged(issued, numberio, depth, comps)
         read = min(len(issued), reads[m])
-        bad = bad_blocks(texts, f"{m}.0.0")
         lost = [(issued[k], bad[issued[k]]) for k in acked if k < read and issued[k] in bad]
         unread = [k for k in acked if k >= read]
         row = [m, shape[0], shape[1], shape[2], shape[3], len(acked), len(acked) - len(unread), len(lost),
