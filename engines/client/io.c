@@ -291,20 +291,20 @@ static inline void signalled(struct rpmafio_client *c, struct rpmafio_io *last)
 static void post_and_wait(struct rpmafio_client *c, struct rpmafio_io *io)
 {
 	const struct rpmafio_job *job = &c->job;
+	const uint64_t written = io->dir == RPMAFIO_IO_WRITE ? io->len : 0;
 	int ret;
 
 	rpmafio_ring_push(&c->ring, io);
-	rpmafio_ranges_reset(&c->written);
-	if (io->dir == RPMAFIO_IO_WRITE) {
-		(void) rpmafio_ranges_add(&c->written, io->offset, io->len); /* room for one */
-		c->bytes_written += io->len;
-	}
+	rpmafio_ranges_one(&c->written, io->offset, written);
+	c->bytes_written += written;
 	if (rpmafio_batch_flushes(job->o, c->written.n > 0)) {
 		chain_begin(c);
 		if ((ret = post_io(c, io, RPMA_F_COMPLETION_ON_ERROR)))
 			post_failed(c, io, ret);
-		else if (flush_written(c, io))
+		else if (rpmafio_method_flush(c, &c->written, io))
 			rpmafio_io_break(c, EIO, "the flush could not be posted");
+		else
+			c->bytes_to_persist += written; /* (one range: nothing to merge) */
 		chain_end(c, 1);
 	} else if ((ret = post_io(c, io, RPMA_F_COMPLETION_ALWAYS))) {
 		post_failed(c, io, ret);

@@ -115,11 +115,3 @@ void rpmafio_ranges_fit(struct rpmafio_ranges *rl, uint32_t max)
 		rl->n--;
 	}
 }
-
-uint64_t rpmafio_ranges_bytes(const struct rpmafio_ranges *rl)
-{
-	uint64_t sum = 0;
-	for (uint32_t i = 0; i < rl->n; i++)
-		sum += rl->r[i].len;
-	return sum;
-}

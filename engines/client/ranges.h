@@ -64,8 +64,26 @@ void rpmafio_ranges_finish(struct rpmafio_ranges *rl);
 /* After finish: merge the closest neighbours until at most max (>= 1) are left. */
 void rpmafio_ranges_fit(struct rpmafio_ranges *rl, uint32_t max);
 
+/*
+ * The list as one write's [offset, offset + len) (len 0: empty): a batch of
+ * one needs no add, sort or merge (the sync path, where they were a tenth of
+ * APM's client instructions per I/O).
+ */
+static inline void rpmafio_ranges_one(struct rpmafio_ranges *rl, uint64_t offset, uint64_t len)
+{
+	rl->r[0].offset = offset;
+	rl->r[0].len = len;
+	rl->n = len > 0;
+}
+
 /* the bytes the ranges cover */
-uint64_t rpmafio_ranges_bytes(const struct rpmafio_ranges *rl);
+static inline uint64_t rpmafio_ranges_bytes(const struct rpmafio_ranges *rl)
+{
+	uint64_t sum = 0;
+	for (uint32_t i = 0; i < rl->n; i++)
+		sum += rl->r[i].len;
+	return sum;
+}
 
 /* after finish, n > 0: from the first range's offset to the last one's end */
 static inline uint64_t rpmafio_ranges_start(const struct rpmafio_ranges *rl)

@@ -45,6 +45,23 @@ static void apart_stay_apart(void **state)
 	assert_int_equal(rpmafio_ranges_span(&rl), (1 << 20) + 4096);
 }
 
+/* a batch of one: the list is that write (a read or an empty write: nothing) */
+static void one_write(void **state)
+{
+	(void)state;
+	struct rpmafio_ranges rl = fresh(CAP);
+	assert_int_equal(rpmafio_ranges_add(&rl, 0, 4096), 0);
+	assert_int_equal(rpmafio_ranges_add(&rl, 1 << 20, 4096), 0);
+	rpmafio_ranges_one(&rl, 65536, 8192);
+	assert_int_equal(rl.n, 1);
+	expect(&rl, 0, 65536, 8192);
+	assert_int_equal(rpmafio_ranges_bytes(&rl), 8192);
+	assert_int_equal(rpmafio_ranges_span(&rl), 8192);
+	rpmafio_ranges_one(&rl, 4096, 0);
+	assert_int_equal(rl.n, 0);
+	assert_int_equal(rpmafio_ranges_bytes(&rl), 0);
+}
+
 /* contiguous and overlapping writes, in any order, become one range */
 static void contiguous_and_overlapping_merge(void **state)
 {
@@ -159,6 +176,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(apart_stay_apart),
+		cmocka_unit_test(one_write),
 		cmocka_unit_test(contiguous_and_overlapping_merge),
 		cmocka_unit_test(sequential_takes_one_entry),
 		cmocka_unit_test(limits),
