@@ -14,8 +14,8 @@ from .polling import polling_md, read_runs
 from .reproduce import reproduce_section
 from .sequential import verdicts_coverage
 from .signtest import order_for
-from .verdicts import (AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, margin_of,
-                       verdict)
+from .verdicts import (AHEAD, BEHIND, EQUAL, LEVEL, MIN_PAIRS, coverage_pct, interval_text, interval_verdict,
+                       margin_of, verdict)
 
 # docs/BENCHMARKS.md: (figure, title, better (+1 higher, -1 lower), digits, target)
 BENCH_FIGURES = [
@@ -63,13 +63,6 @@ def count_verdict(better, target, o, p):
     """An exact count against its target: met or missed."""
     x = o / p
     return "met" if (better > 0 and x >= target) or (better < 0 and x <= target) else "**missed**"
-
-
-def interval_verdict(interval, better, margin_pct):
-    """The verdict of a measured figure in the table's words."""
-    word, margin = verdict(interval, better, margin_pct)
-    return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(
-        word, f"undecided ({interval.n} of the {MIN_PAIRS} pairs a verdict needs)")
 
 
 def measured_line(o, p, col, better, digits, margin_pct):

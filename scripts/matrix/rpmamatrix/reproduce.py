@@ -7,7 +7,7 @@ judged by this run's rule (its margin): a verdict printed under an older rule is
 beside the one it gets now."""
 import re
 
-from .verdicts import AHEAD, BEHIND, EQUAL, Interval, verdict
+from .verdicts import Interval, interval_verdict
 
 # a ratio with its sign test interval: '1.07x (0.98..1.13, n=12, 96.1%)'
 INTERVAL = re.compile(r"^([0-9.]+)x \(([0-9.]+)\.\.([0-9.]+), n=([0-9]+), ([0-9.]+)%\)$")
@@ -52,9 +52,8 @@ def judged(ratio_text, printed, margin_pct):
     if not m:
         return printed
     ratio, lo, hi, n, cov = m.groups()
-    word, margin = verdict(Interval(float(ratio), float(lo), float(hi), int(n), float(cov) / 100),
-                           +1, margin_pct)
-    return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(word, printed)
+    return interval_verdict(Interval(float(ratio), float(lo), float(hi), int(n), float(cov) / 100),
+                            +1, margin_pct)
 
 
 def run_facts(lines):

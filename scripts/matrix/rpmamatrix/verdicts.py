@@ -131,6 +131,13 @@ def decided(interval, margin_pct):
     return word in (AHEAD, BEHIND) or (word == EQUAL and margin <= margin_pct)
 
 
+def interval_verdict(interval, better, margin_pct):
+    """The verdict of a measured figure in the words of BENCHMARKS.md's tables."""
+    word, margin = verdict(interval, better, margin_pct)
+    return {AHEAD: "ahead", BEHIND: "**behind**", EQUAL: f"equal within +-{margin}%"}.get(
+        word, f"undecided ({interval.n} of the {MIN_PAIRS} pairs a verdict needs)")
+
+
 def coverage_pct(cov):
     """A coverage in percent to one decimal (93.75% shows as 93.8%); one below LEVEL
     never rounded up to it (94.96% shows as 94.9%, not 95.0%)."""
