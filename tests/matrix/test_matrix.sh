@@ -325,6 +325,8 @@ main() {
 		env REPORT_DIR="$WORK/a" python3 "$HERE/test_report_html.py"
 	check "per-I/O costs, ours vs the peer, BENCHMARKS.md targets (test_costs.py)" \
 		python3 "$HERE/test_costs.py"
+	check "instructions: the callbacks' count without fio's own code (test_callgrind.py)" \
+		python3 "$HERE/test_callgrind.py"
 	check "verdicts: intervals over pairs and runs, compare's (test_verdicts.py)" \
 		python3 "$HERE/test_verdicts.py"
 	check "the schedule: runs in order, their ports, costs, kept runs (test_schedule_runs.py)" \

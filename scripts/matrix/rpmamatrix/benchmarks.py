@@ -31,11 +31,12 @@ BENCH_FIGURES = [
     ("client_cpu_us_per_io", "client CPU per I/O (cost run: ours sleeps on its completions, "
      "the peer's client busy-polls), us", -1, 1, None),
     ("server_cpu_us_per_io", "server CPU per I/O (cost run), us", -1, 1, None),
-    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind; "
-     "ours sleeps on its completions, the peer's client busy-polls: its loop counts)", -1, 0,
+    ("client_instructions_per_io", "client instructions per I/O (engine + library, callgrind, "
+     "fio's own code they call left out; ours sleeps on its completions, the peer's client "
+     "busy-polls: its loop counts)", -1, 0,
      "instr"),
     ("server_instructions_per_io", "GPSPM server instructions per I/O (engine + library, "
-     "callgrind, both servers sleeping)", -1, 0, "instr"),
+     "callgrind, fio's own code they call left out, both servers sleeping)", -1, 0, "instr"),
     ("persisted_per_byte_written", "bytes persisted per byte written (ours: the GPSPM "
      "server's count, APM's flushes; the peer's: its pmem_persist() and rpma_flush() "
      "lengths, counted in its cost run)", -1, 2, None),

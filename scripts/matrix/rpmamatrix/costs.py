@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """Per-I/O costs of a point: its cost run (runs/<id>-cost.*: verbs counted by
 tests/tools/verbs_count.c, packets, fio's CPU) and its instructions run
-(runs/<id>-instr.*: callgrind's totals), each divided by the run's I/Os."""
+(runs/<id>-instr.*: callgrind's count of the engine's callbacks, callgrind.py),
+each divided by the run's I/Os."""
 import json
 import os
 import re
 
+from . import callgrind
 from .common import warn
 from .runs import load_fio_json
 
@@ -80,16 +82,6 @@ def cost_figures(folder, pt):
     return fig
 
 
-def callgrind_total(path):
-    """The instructions a callgrind output file counted (its totals: or summary: line)."""
-    with open(path) as f:
-        for line in f:
-            m = re.match(r"(?:totals|summary):\s+(\d+)", line)
-            if m:
-                return int(m.group(1))
-    raise ValueError(f"{path}: no totals line")
-
-
 def instruction_figures(folder, pt):
     """Instructions per I/O of the engine's callbacks (runs/<id>-instr.*, run_matrix.sh
     --instructions), client and, where it was measured, server; {} when not run."""
@@ -104,7 +96,7 @@ def instruction_figures(folder, pt):
         for side in ("client", "server"):
             path = f"{stem}.{side}.callgrind"
             if os.path.exists(path):
-                fig[side + "_instructions_per_io"] = callgrind_total(path) / ios
+                fig[side + "_instructions_per_io"] = callgrind.engine_instructions(path) / ios
     except (ValueError, KeyError, IndexError, OSError) as e:
         warn(f"{stem}: instructions run unreadable ({e})")
         return {}
