@@ -19,9 +19,17 @@ $(VERBS_COUNT): tests/tools/verbs_count.c Makefile
 	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC -shared -D_GNU_SOURCE \
 		$(PROVIDER_CFLAGS) $(HARDEN_LDFLAGS) -o $@ $< -ldl -lpthread
 
-tools: $(VERBS_COUNT)
+# test_durability.sh's power cut of the files fio writes (tests/tools/cut_writes.c)
+CUT_WRITES := $(BUILD)/tests/tools/libcut_writes.so
+
+$(CUT_WRITES): tests/tools/cut_writes.c Makefile
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(OPTFLAGS) $(WARNFLAGS) $(HARDEN_CFLAGS) -fPIC -shared -D_GNU_SOURCE \
+		$(HARDEN_LDFLAGS) -o $@ $< -ldl
+
+tools: $(VERBS_COUNT) $(CUT_WRITES)
 
 # (the counter's own test first: the peer's persist counts on stand-in libraries)
-test-matrix: $(VERBS_COUNT)
+test-matrix: $(VERBS_COUNT) $(CUT_WRITES)
 	@tests/matrix/test_verbs_count.sh $(VERBS_COUNT)
 	@tests/matrix/test_matrix.sh

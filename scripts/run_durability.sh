@@ -3,8 +3,8 @@
 #
 # run_durability.sh -- does what the engines acknowledged as durable survive the
 # server host's power cut? Rounds of: the durability servers on the server's PMem;
-# random writes with fio's verify pattern until fio's trigger, which saves what
-# completed and cuts the server's power; the server host back, its jobs again on
+# random writes with fio's verify pattern, the server's power cut while they go on,
+# fio logging every write it saw complete; the server host back, its jobs again on
 # the same bytes; every write fio saw complete read back over RDMA and checked.
 # A report per method and round (acknowledged, read back, lost with offsets and
 # what was read) and a verdict per method. Details: docs/engines.md "Does it
@@ -27,12 +27,6 @@ settings() { # ARGS...
 	# (2 also when python3 fails otherwise: nothing ran, no verdict)
 	script=$(python3 "$MATRIX" durability-options --prog "$PROG" --root "$ROOT" -- "$@") || exit 2
 	eval "$script"
-}
-
-# a word for /bin/sh (fio runs --trigger through system()): single-quoted
-sh_quote() {
-	local q="'\\''"
-	printf "'%s'" "${1//\'/$q}"
 }
 
 # ---- one round ----
@@ -96,9 +90,10 @@ wait_up() { # BOOT_ID
 	done
 }
 
-# the client's fio over every method: the round's seed and pattern (in the job files:
-# fio lets no command-line option override what a job file sets), its saved state in AUX
-client() { # AUX OUT_JSON LOG FIO_OPTIONS...
+# the client's fio over every method in the background (MATRIX_CPID): the round's seed
+# and pattern (in the job files: fio lets no command-line option override what a job
+# file sets), the verify state each job saves as it ends in AUX
+client_start() { # AUX OUT_JSON LOG FIO_OPTIONS...
 	local aux=$1 out=$2 log=$3
 	shift 3
 	job_files client
@@ -107,38 +102,72 @@ client() { # AUX OUT_JSON LOG FIO_OPTIONS...
 	env "${VARS[@]}" timeout $((WRITE_TIME + 600)) fio "${JOB_FILES[@]}" "${SECTIONS[@]}" --aux-path="$aux" \
 		--output-format=json --output="$out" "$@" >"$log" 2>&1 &
 	MATRIX_CPID=$!
+}
+
+# its status, once it ended
+client_wait() {
 	local rc=0
 	wait "$MATRIX_CPID" || rc=$?
 	MATRIX_CPID=
 	return "$rc"
 }
 
-# A round's writes until the trigger, the power cut, the server back. Returns non-zero
+client() { # AUX OUT_JSON LOG FIO_OPTIONS...
+	client_start "$@"
+	client_wait
+}
+
+# Has the client's fio ended within SECS? (every half second)
+client_ends_within() { # SECS
+	local deadline=$((SECONDS + $1))
+	while kill -0 "$MATRIX_CPID" 2>/dev/null; do
+		[ "$SECONDS" -lt "$deadline" ] || return 1
+		sleep 0.5
+	done
+}
+
+# after the cut the client's writes fail and its jobs end (their RDMA retries run out);
+# one that does not end by itself is asked to (fio ends its jobs on SIGINT and still
+# writes its logs), then killed
+client_end_after_cut() { # RD
+	client_ends_within 120 && return 0
+	echo "the client's fio still ran 120 s after the power cut: interrupted" >>"$1/write-end.log"
+	kill -INT "$MATRIX_CPID" 2>/dev/null || true
+	client_ends_within 30 && return 0
+	echo "... and killed 30 s later: its logs are lost" >>"$1/write-end.log"
+	kill -KILL "$MATRIX_CPID" 2>/dev/null || true
+}
+
+# A round's writes, the power cut while they go on, the server back. Returns non-zero
 # (its reason in RD/error) when the round cannot say anything about durability.
 write_and_cut() { # RD
 	local rd=$1 id0 id1 rc=0
-	printf '%s\n' "#!/bin/sh" "# the power cut, as fio's trigger: its status kept for the runner" \
-		"sh -c $(sh_quote "$POWER_CUT") >$(sh_quote "$rd/power-cut.log") 2>&1" \
-		"echo \$? >$(sh_quote "$rd/power-cut.rc")" >"$rd/trigger.sh"
-	chmod +x "$rd/trigger.sh"
 	# without the boot id from before the cut, no reboot can be seen after it
 	id0=$(boot_id)
 	[ -n "$id0" ] || { echo "the server's boot id could not be read before the cut: no reboot could be seen" \
 		>"$rd/error"; return 1; }
 	start_servers "$rd/server.log" || { echo "the servers did not listen (server.log)" >"$rd/error"; return 1; }
-	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut" eta
+	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut while they write" eta
 	# every write fio saw complete, a file per job (write_iops.N.log, the N-th job:
 	# milliseconds, 1, direction, size, offset): jobs sharing one --write_iolog
 	# splice each other's lines, fio buffering each job's 8 KiB at a time
-	client "$rd" "$rd/write.json" "$rd/write.log" --trigger-timeout="$WRITE_TIME" \
-		--trigger="$(sh_quote "$rd/trigger.sh")" --write_iops_log="$rd/write" --log_offset=1 || rc=$?
-	drop_servers
-	if ! [ -s "$rd/power-cut.rc" ]; then
-		echo "fio (status $rc) never ran the power cut: write.log" >"$rd/error"
+	client_start "$rd" "$rd/write.json" "$rd/write.log" --write_iops_log="$rd/write" --log_offset=1
+	if client_ends_within "$WRITE_TIME"; then
+		client_wait || rc=$?
+		drop_servers
+		echo "fio (status $rc) ended before the power cut: nothing was writing when it came (write.log)" \
+			>"$rd/error"
 		return 1
 	fi
-	[ "$(cat "$rd/power-cut.rc")" = 0 ] ||
-		{ echo "the power cut failed with status $(cat "$rd/power-cut.rc"): power-cut.log" >"$rd/error"; return 1; }
+	# the cut from here, not as fio's --trigger: fio stops every job before it runs one,
+	# and a write acknowledged before it is durable may become so in that pause
+	rc=0
+	sh -c "$POWER_CUT" >"$rd/power-cut.log" 2>&1 || rc=$?
+	echo "$rc" >"$rd/power-cut.rc"
+	client_end_after_cut "$rd"
+	client_wait || true
+	drop_servers
+	[ "$rc" = 0 ] || { echo "the power cut failed with status $rc: power-cut.log" >"$rd/error"; return 1; }
 	step "$R" "power cut; waiting for the server to come back"
 	if ! wait_up "$id0" >"$rd/wait-up.log" 2>&1; then
 		echo "the server was not back within ${WAIT_UP_TIMEOUT}s: wait-up.log" >"$rd/error"

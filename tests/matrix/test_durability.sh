@@ -4,15 +4,19 @@
 # on this host: the servers' memory two files written by fio's psync engine with the
 # durability jobs' own settings (jobs/durability-io.inc), the "server" no RDMA at all --
 # this shows the judging, not the engines (tests/multinode/durability.sh runs it over
-# RDMA across a power cut). The power cut and the platform's loss are modelled on the
-# files: each round a platform that
+# RDMA across a power cut). The power cut lands while the jobs write: from then on
+# every write to the jobs' files fails (EIO: tests/tools/cut_writes.c, preloaded into
+# fio) and each job ends with an error, as a client's does when the server's power
+# goes; the server back, they may be written again. The platform's loss is modelled
+# on the files: each round a platform that
 #   - keeps everything: nothing lost, every acknowledged write read back;
 #   - reverts to its state from before the round: every acknowledged write LOST;
 #   - reverts to an earlier round's state (the same offsets written again): all LOST;
-#   - loses the writes of the last 300 ms: exactly those offsets, each method counted
+#   - loses the writes of the last 100 ms (fewer than all): exactly those offsets, each method counted
 #     over all of its own writes, with a torn block (its data, not its header);
-#   - a boot id that cannot be read before the cut, a cut that reboots nothing, a
-#     result folder with a space, a quote and $(...) in its name for fio's trigger;
+#   - a boot id that cannot be read before the cut, a cut that reboots nothing, a cut
+#     that stops no job (they were not writing when it came), a result folder with a
+#     space, a quote and $(...) in its name;
 #   - two rounds as the runner's loop runs them, kept or forgotten: its exit status.
 # Run by tests/matrix/test_matrix.sh; prints "N passed, M failed".
 set -u
@@ -20,6 +24,8 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 WORK=$ROOT/build/tests/durability-host
 command -v fio >/dev/null || { echo "fio is missing: run scripts/deps.sh"; echo "0 passed, 1 failed"; exit 1; }
+CUT_WRITES=$ROOT/build/tests/tools/libcut_writes.so
+[ -f "$CUT_WRITES" ] || { echo "no $CUT_WRITES: make tools"; echo "0 passed, 1 failed"; exit 1; }
 # shellcheck source=scripts/run_durability.sh
 . "$ROOT/scripts/run_durability.sh"
 set +e
@@ -46,6 +52,12 @@ job_files() {
 start_servers() { :; }
 boot_id() { cat "$WORK/boot-id" 2>/dev/null; }
 
+# the power cut: every write to the jobs' files fails from now, a new boot id; the
+# server back: they may be written again
+export LD_PRELOAD=$CUT_WRITES CUT_WRITES_FLAG=$WORK/power-off
+CUT="touch '$CUT_WRITES_FLAG'; od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
+BACK="rm -f '$CUT_WRITES_FLAG'"
+
 setup() {
 	rm -rf "$WORK" && mkdir -p "$WORK/dev"
 	cp "$ROOT/jobs/durability-io.inc" "$WORK/dev/"
@@ -65,7 +77,7 @@ setup() {
 	# the settings durability_options.py gives the runner, and the run's options.json
 	# its rounds are planned from
 	METHODS=apm,gpspm METHOD_LIST=(apm gpspm) WRITE_TIME=1 SERVER_SIZE=2m SERVER_IP='' SERVER_MEM=''
-	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=true WAIT_UP_TIMEOUT=600
+	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=$BACK WAIT_UP_TIMEOUT=600
 	printf '{"methods": "%s", "rounds": "1", "bs": "4k", "iodepth": "1", "batch": "1", "write_time": "%s",
 		"rate": "150", "server_size": "%s"}\n' "$METHODS" "$WRITE_TIME" "$SERVER_SIZE" >"$WORK/options.json"
 	R=1 ROUNDS=1 START=$SECONDS
@@ -75,13 +87,13 @@ setup() {
 image() { cp "$WORK/dev/apm.0.0" "$WORK/$1.apm"; cp "$WORK/dev/gpspm.0.0" "$WORK/$1.gpspm"; }
 restore() { cp "$WORK/$1.apm" "$WORK/dev/apm.0.0"; cp "$WORK/$1.gpspm" "$WORK/dev/gpspm.0.0"; }
 
-# one round as the runner does it: its shape, seed and pattern, the writes until the
-# trigger, the cut (a new boot id unless CUT says otherwise), --before-restart's LOSS,
-# the read-back
+# one round as the runner does it: its shape, seed and pattern, the writes, the cut
+# while they go on (their writes failing and a new boot id unless CUT says otherwise),
+# --before-restart's LOSS, the read-back
 round() { # NAME LOSS [CUT]
 	local rd=$WORK/$1
 	round_start "$WORK/options.json" 1 "$rd" || return 1
-	POWER_CUT=${3:-"od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"}
+	POWER_CUT=${3:-$CUT}
 	BEFORE_RESTART=$2
 	(cd "$WORK/dev" && write_and_cut "$rd" && read_back "$rd")
 }
@@ -130,7 +142,7 @@ reverts_to_earlier_round() {
 	all_lost earlier
 }
 
-# the platform loses the writes of the last 300 ms before the cut (their blocks as they
+# the platform loses the writes of the last 100 ms before the cut (their blocks as they
 # were before the round), and one older block of apm is torn (a byte of its data); apm
 # writes at twice gpspm's rate, so its losses lie beyond gpspm's count
 loses_last_writes() {
@@ -145,8 +157,8 @@ loses_last_writes() {
 		writes = {"apm": completed(1), "gpspm": completed(2)}
 		end = max(t for mine in writes.values() for t, _ in mine)
 		for job, mine in writes.items():
-		    # the last one may have completed after fio saved its state: left alone
-		    lost = [o for t, o in mine[:-1] if t >= end - 300]
+		    # up to the very last write acknowledged before the cut
+		    lost = [o for t, o in mine if t >= end - 100]
 		    old = open(f"{work}/before-recent.{job}", "rb")
 		    with open(f"{work}/dev/{job}.0.0", "r+b") as dev:
 		        for o in lost:
@@ -173,8 +185,10 @@ loses_last_writes() {
 		cut -f1,6- "$WORK/recent/result.tsv"
 		[ -n "$want" ] && [ "$want" = "$got" ] && [ "$(figure recent "$m" 8)" -eq "$(wc -w <<<"$want")" ] || return 1
 	done
-	# apm's losses beyond everything gpspm acknowledged are counted too
+	# apm's losses beyond everything gpspm acknowledged are counted too; the window is
+	# the last writes, not all
 	[ "$(figure recent apm 6)" -gt $(($(figure recent gpspm 6) + 20)) ] || return 1
+	[ "$(figure recent apm 8)" -lt "$(figure recent apm 6)" ] || return 1
 	grep -q "got pattern" "$WORK/recent/lost.tsv" # the torn block, and what fio read there
 }
 
@@ -185,14 +199,24 @@ no_boot_id() {
 		[ ! -e "$WORK/noboot/result.tsv" ]
 }
 
-# a power cut that did nothing (the same boot id after it): not judged
+# a power cut that did nothing (the same boot id after it; the jobs wrote on to their
+# regions' end): not judged
 cut_did_nothing() {
 	echo boot-7 >"$WORK/boot-id"
 	! round nocut true true && grep -q "did not boot again" "$WORK/nocut/error" && [ ! -e "$WORK/nocut/result.tsv" ]
 }
 
-# fio runs its trigger through /bin/sh: a folder whose name holds a space, a quote
-# and $(...) still gets its cut run, and nothing of the name executed
+# a cut that reboots but stops no job: their writes ended without an error, so they
+# were not going when it came (here: done before it): not judged
+cut_stopped_nothing() {
+	echo boot-6 >"$WORK/boot-id"
+	! round nostop true "od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'; sleep 5" &&
+		grep -q "writes ended without an error: they were not going when the power went" "$WORK/nostop/error" &&
+		[ ! -e "$WORK/nostop/result.tsv" ]
+}
+
+# a folder whose name holds a space, a quote and $(...) still gets its cut run, and
+# nothing of the name executed
 odd_folder() {
 	local name="a b'c \$(touch pwned)"
 	echo boot-8 >"$WORK/boot-id"
@@ -204,7 +228,7 @@ odd_folder() {
 # loss --before-restart's LOSS: each round its own seed and pattern, the run's status
 # and options.json; its exit status
 run_of_two() { # RUN LOSS
-	OUT=$WORK/$1 ROUNDS=2 BEFORE_RESTART=$2 POWER_CUT="od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
+	OUT=$WORK/$1 ROUNDS=2 BEFORE_RESTART=$2 POWER_CUT=$CUT
 	OPTIONS_JSON=$(sed 's/"rounds": "1"/"rounds": "2"/' "$WORK/options.json")
 	echo boot-9 >"$WORK/boot-id"
 	(cd "$WORK/dev" && rounds) || return 1
@@ -260,9 +284,10 @@ check "fio 3.33: randseed moves offsets only with randrepeat=0; job file over co
 check "a clean round: nothing lost, every acknowledged write read back" clean_round
 check "memory back to before the round: every acknowledged write LOST" reverts_to_before_round
 check "memory back to an earlier round's: every acknowledged write LOST" reverts_to_earlier_round
-check "the last 300 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
+check "the last 100 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
 check "no boot id before the cut: not judged" no_boot_id
 check "a power cut that rebooted nothing: not judged" cut_did_nothing
+check "a power cut that stopped no job's writes: not judged" cut_stopped_nothing
 check "two rounds as the runner runs them, nothing lost: complete, exit status 0" survived_run
 check "two rounds, every round forgotten: exit status 1" lossy_run
 check "a result folder with a space, a quote and \$(...): the cut runs, nothing executed" odd_folder

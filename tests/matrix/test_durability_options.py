@@ -32,6 +32,11 @@ class Lists(unittest.TestCase):
         self.assertEqual(opts.items(","), [""])
         self.assertEqual(opts.items("a,,b"), ["a", "", "b"])
 
+    def test_methods_in_the_job_files_order(self):
+        # the judge finds job i's state and log by fio's number of the job
+        self.assertEqual(opts.in_job_order("gpspm,apm"), ["apm", "gpspm"])
+        self.assertEqual(opts.in_job_order("apm-native,gpspm,apm"), ["apm", "gpspm", "apm-native"])
+
     def test_an_empty_item_is_refused(self):
         with self.assertRaisesRegex(opts.UsageError, "--methods: '' is none of"):
             script("--methods", "apm,,gpspm")

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """tests/matrix/test_readback.py -- judging a durability round (run by
 tests/matrix/test_matrix.sh): which writes count as acknowledged from fio's saved verify
-state, the read-back's bad blocks and reads, and the verdicts: SURVIVED only where every
+write logs checked against its saved verify state, the read-back's bad blocks and reads, and the verdicts: SURVIVED only where every
 acknowledged write was read back in every round; the runner's exit status the same. Real fio runs on this host:
 test_durability.sh."""
 import contextlib
@@ -15,7 +15,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
-from rpmamatrix.durability import verdicts  # noqa: E402
+from rpmamatrix.durability import load_rounds, verdicts  # noqa: E402
 from rpmamatrix.durability_status import cmd_durability_status, exit_status  # noqa: E402
 
 
@@ -28,10 +28,12 @@ def state_bytes(numberio, depth, comps, nofiles=1, version=3):
 
 
 class Folder:
-    """A round's folder: shape, saved states, the read-back's I/O log (the first
-    READS of each job's writes) and output."""
+    """A round's folder: shape, the write run's per-job logs of completed writes
+    (COMPLETED: job -> offsets) and its JSON (ENDED: job -> fio's error, 5 unless told),
+    saved states, the read-back's I/O log (the first READS of each job's writes) and
+    output."""
 
-    def __init__(self, writes, states, reads, messages="", errors=None):
+    def __init__(self, writes, states, reads, messages="", errors=None, completed=None, ended=None):
         self.dir = tempfile.mkdtemp()
         with open(os.path.join(self.dir, "shape.tsv"), "w") as f:
             f.write("2\t4k\t4\t4\t100\t77\t0x00112233\n")
@@ -43,6 +45,15 @@ class Folder:
         for i, (job, data) in enumerate(states):
             with open(os.path.join(self.dir, f"local-{job}-{i}-verify.state"), "wb") as f:
                 f.write(data)
+        for i, (job, _) in enumerate(states):
+            with open(os.path.join(self.dir, f"write_iops.{i + 1}.log"), "w") as f:
+                for t, off in enumerate((completed or {}).get(job, [])):
+                    f.write(f"{t}, 1, 1, 4096, {off}\n")
+        ended = ended or {}
+        wjobs = ",".join(f'{{"jobname": "{j}", "error": {ended.get(j, 5)}}}' for j, _ in states)
+        with open(os.path.join(self.dir, "write.json"), "w") as f:
+            f.write(f'fio: io_u error on file apm.0.0: Input/output error\n{{\n  "fio version" : "fio-3.33",\n'
+                    f'  "jobs": [{wjobs}]\n}}\n')
         # fio's count of verify errors: one a bad block its messages name, unless told
         errors = errors or {j: messages.count(f"at file {j}.0.0 ") for j, _ in reads}
         jobs = ",".join(f'{{"jobname": "{j}", "read": {{"total_ios": {n}}}, "error": 0'
@@ -53,38 +64,53 @@ class Folder:
             f.write(messages + "verify: bad magic header 0, wanted acca (requested {\n"
                     f'  "fio version" : "fio-3.33",\n  "jobs": [{jobs}]\n}}\n')
 
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
 
 def offsets(n, base=0):
     return [base + 4096 * k for k in range(n)]
 
 
+def bad_at(job, offs):
+    return "".join(f"verify: bad magic header 0, wanted acca at file {job}.0.0 offset {o}, length 4096\n"
+                   for o in offs)
+
+
 class Acknowledged(unittest.TestCase):
-    def test_all_before_the_window_and_the_saved_completions_in_it(self):
-        issued = offsets(10)
-        # 10 issued, depth 4: 0..5 acknowledged; of 6..9 only those whose completion was saved
-        acked = readback.acknowledged(issued, 10, 4, {issued[7], issued[9], issued[2]})
-        self.assertEqual(acked, [0, 1, 2, 3, 4, 5, 7, 9])
+    def test_every_completed_write_of_the_log(self):
+        w = offsets(10)
+        self.assertEqual(readback.acknowledged("apm", w[:8], 10, {w[5], w[7]}), w[:8])
 
-    def test_fewer_issued_than_the_depth(self):
-        issued = offsets(3)
-        self.assertEqual(readback.acknowledged(issued, 3, 8, {issued[1]}), [1])
+    def test_a_saved_completion_missing_from_the_log_cannot_be_judged(self):
+        w = offsets(10)
+        with self.assertRaisesRegex(readback.RoundError, "names 1 completion.s. its write log does not"):
+            readback.acknowledged("apm", w[:6], 10, {w[5], w[7]})
 
-    def test_a_write_never_read_again_counts_as_acknowledged(self):
-        # 5 issued, depth 2, the read-back reached 3: the 4th and 5th unknown, counted
-        self.assertEqual(readback.acknowledged(offsets(3), 5, 2, set()), [0, 1, 2, 3, 4])
+    def test_more_completions_than_writes_issued_cannot_be_judged(self):
+        with self.assertRaisesRegex(readback.RoundError, "11 completed writes, fio saved 10 issued"):
+            readback.acknowledged("apm", offsets(11), 10, set())
+
+    def test_an_offset_written_twice_cannot_be_judged(self):
+        w = offsets(4) + [0]
+        with self.assertRaisesRegex(readback.RoundError, r"wrote offset\(s\) \[0\] twice"):
+            readback.acknowledged("apm", w, 10, set())
 
     def test_a_state_of_another_version_is_refused(self):
         d = Folder([], [("apm", state_bytes(1, 1, [], version=4))], [])
         with self.assertRaisesRegex(readback.RoundError, "version 4"):
-            readback.read_state(os.path.join(d.dir, "local-apm-0-verify.state"))
+            readback.read_state(d.path("local-apm-0-verify.state"))
 
 
 class Judge(unittest.TestCase):
-    def round_of(self, reads_apm, messages="", errors=None):
+    def round_of(self, reads_apm, messages="", errors=None, comps_apm=None, ended=None):
+        # apm: 40 issued, 39 completed (the 40th in flight at the cut); gpspm: 12 and 12
         apm, gpspm = offsets(40), offsets(12, 1 << 20)
         writes = [("apm", o) for o in apm] + [("gpspm", o) for o in gpspm]
-        states = [("apm", state_bytes(40, 4, apm[-4:-1])), ("gpspm", state_bytes(12, 4, gpspm[-4:]))]
-        return Folder(writes, states, [("apm", reads_apm), ("gpspm", 40)], messages, errors), apm, gpspm
+        comps = apm[36:39] if comps_apm is None else comps_apm
+        states = [("apm", state_bytes(40, 4, comps)), ("gpspm", state_bytes(12, 4, gpspm[-4:]))]
+        return Folder(writes, states, [("apm", reads_apm), ("gpspm", 12)], messages, errors,
+                      {"apm": apm[:39], "gpspm": gpspm}, ended), apm, gpspm
 
     def test_verify_errors_no_message_names_cannot_be_judged(self):
         # another fio's wording of a bad block: fio counted 2 verify errors, the parser
@@ -102,9 +128,7 @@ class Judge(unittest.TestCase):
 
     def test_losses_of_each_method_over_all_of_its_own_writes(self):
         # apm's 30th write lies beyond all 12 of gpspm's: counted all the same
-        msgs = "".join(f"verify: bad magic header 0, wanted acca at file apm.0.0 offset {4096 * k}, length 4096\n"
-                       for k in (3, 30, 39))  # 39: never acknowledged (in flight)
-        d, apm, _ = self.round_of(40, msgs)
+        d, apm, _ = self.round_of(40, bad_at("apm", [4096 * k for k in (3, 30, 39)]))  # 39: in flight
         (row_apm, lost_apm), (row_gpspm, lost_gpspm) = readback.judge(d.dir, ["apm", "gpspm"])
         self.assertEqual(row_apm[5:], [39, 39, 2, 0, 40])
         self.assertEqual([o for o, _ in lost_apm], [apm[3], apm[30]])
@@ -112,16 +136,67 @@ class Judge(unittest.TestCase):
         self.assertEqual(row_gpspm[5:], [12, 12, 0, 0, 12])
         self.assertEqual(lost_gpspm, [])
 
+    def test_the_last_writes_acknowledged_are_judged(self):
+        # a platform that loses its most recent acknowledged writes: the state fio saved
+        # names older completions (as when it saved them before the jobs' last ones),
+        # the log has them all: the 37th..39th lost are reported (judged by the saved
+        # state alone, they were "in flight" and the round said nothing lost)
+        d, apm, _ = self.round_of(40, bad_at("apm", apm_tail := [4096 * k for k in (36, 37, 38)]),
+                                  comps_apm=offsets(40)[32:35])
+        (row, lost), _ = readback.judge(d.dir, ["apm", "gpspm"])
+        self.assertEqual([o for o, _ in lost], apm_tail)
+        self.assertEqual(row[5:9], [39, 39, 3, 0])
+
+    def test_a_write_read_twice_shifts_nothing(self):
+        # a read fio queued again is logged twice: the reads after it are still the
+        # same blocks, and the last acknowledged write lost is reported
+        d, apm, _ = self.round_of(40, bad_at("apm", [apm_38 := 4096 * 38]))
+        with open(d.path("readback.iolog")) as f:
+            lines = f.readlines()
+        lines.insert(6, lines[5])
+        with open(d.path("readback.iolog"), "w") as f:
+            f.writelines(lines)
+        (row, lost), _ = readback.judge(d.dir, ["apm", "gpspm"])
+        self.assertEqual([o for o, _ in lost], [apm_38])
+        self.assertEqual(row[5:9], [39, 39, 1, 0])
+
+    def test_fewer_reads_logged_than_fio_counted_cannot_be_judged(self):
+        d, _, _ = self.round_of(40)
+        with open(d.path("readback.iolog")) as f:
+            lines = [x for x in f if " 8192 " not in x or "apm" not in x]
+        with open(d.path("readback.iolog"), "w") as f:
+            f.writelines(lines)
+        with self.assertRaisesRegex(readback.RoundError, "39 reads of job apm, fio counted 40"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
     def test_fewer_reads_than_acknowledged_are_unread(self):
         d, _, _ = self.round_of(20)
         (row, _), _ = readback.judge(d.dir, ["apm", "gpspm"])
-        # 40 issued, depth 4; 20 read: the 21st..40th unread, and of the last 4 nothing
-        # says which were in flight (their offsets unknown): all 20 count, none read back
-        self.assertEqual(row[5:9], [40, 20, 0, 20])
+        # 39 acknowledged, 20 read: the 21st..39th unread
+        self.assertEqual(row[5:9], [39, 20, 0, 19])
+
+    def test_a_job_that_ended_without_an_error_was_not_cut_while_writing(self):
+        d, _, _ = self.round_of(40, ended={"gpspm": 0})
+        with self.assertRaisesRegex(readback.RoundError, "job gpspm's writes ended without an error: "
+                                    "they were not going when the power went"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
+    def test_no_write_log_cannot_be_judged(self):
+        d, _, _ = self.round_of(40)
+        os.remove(d.path("write_iops.2.log"))
+        with self.assertRaisesRegex(readback.RoundError, "no write log of job gpspm"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
+    def test_a_write_log_without_offsets_cannot_be_judged(self):
+        d, _, _ = self.round_of(40)
+        with open(d.path("write_iops.1.log"), "w") as f:
+            f.write("0, 1, 1, 4096\n")
+        with self.assertRaisesRegex(readback.RoundError, "not fio's per-I/O log with offsets"):
+            readback.judge(d.dir, ["apm", "gpspm"])
 
     def test_no_fio_json_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
-        os.remove(os.path.join(d.dir, "readback.json"))
+        os.remove(d.path("readback.json"))
         with self.assertRaisesRegex(readback.RoundError, "no fio JSON"):
             readback.judge(d.dir, ["apm", "gpspm"])
 
@@ -189,8 +264,25 @@ class ExitStatus(unittest.TestCase):
         self.assertEqual(exit_status(run_folder([CLEAN, lossy])), 1)
         self.assertEqual(exit_status(run_folder([lossy, None], status="partial (1 of 2 rounds)")), 1)
 
-    def test_a_lost_figure_that_is_no_number_is_a_loss(self):
-        self.assertEqual(exit_status(run_folder([[("apm", 50, 50, "x"), ("gpspm", 40, 40, 0)]])), 1)
+    def test_a_figure_that_is_no_number_is_not_judged(self):
+        d = run_folder([CLEAN, [("apm", 50, 50, "x"), ("gpspm", 40, 40, 0)]])
+        self.assertEqual(exit_status(d), 3)
+        self.assertTrue(verdicts(["apm", "gpspm"], load_rounds(d))[0]["verdict"].startswith(
+            "NOT JUDGED: 1 of 2 round(s)"))
+
+    def test_a_row_cut_short_is_not_judged(self):
+        d = run_folder([CLEAN])
+        with open(os.path.join(d, "rounds", "r1", "result.tsv"), "a") as f:
+            f.write("apm\t1\t4k\t1\t1\t50\t50\n")
+        self.assertEqual(exit_status(d), 3)
+        self.assertIn("not a number", load_rounds(d)[0]["error"])
+
+    def test_a_round_that_says_why_it_was_not_judged_was_not(self):
+        d = run_folder([CLEAN, CLEAN])
+        with open(os.path.join(d, "rounds", "r2", "error"), "w") as f:
+            f.write("the read-back's I/O log is incomplete\n")
+        self.assertEqual(exit_status(d), 3)
+        self.assertTrue(verdicts(["apm"], load_rounds(d))[0]["verdict"].startswith("NOT JUDGED"))
 
     def test_an_acknowledged_write_not_read_back_is_3(self):
         self.assertEqual(exit_status(run_folder([[("apm", 50, 49, 0), ("gpspm", 40, 40, 0)]])), 3)

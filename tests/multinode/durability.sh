@@ -9,9 +9,9 @@
 # batches of 4 (one flush per batch). The VM's NVDIMM never loses a write, so a
 # platform that does is played on node1's device DAX after each cut, before the
 # servers start again (--before-restart: tests/multinode/pmem_image.py):
-#  run 1, round 1: the writes of each method's last 300 ms lost (their blocks as before
-#     the round; the last iodepth writes, maybe in flight, left alone) and one older
-#     block of each torn (a byte of its data): exactly those offsets LOST;
+#  run 1, round 1: the writes of each method's last 300 ms before the cut lost (their
+#     blocks as before the round), up to the last one acknowledged, and one older block
+#     of each torn (a byte of its data): exactly those offsets LOST;
 #  run 1, round 2: nothing lost: every acknowledged write read back intact;
 #  run 2: GPSPM's memory back to its state from before the round, APM's to what it held
 #     after run 1's round 1 (an earlier run): every acknowledged write LOST;
@@ -41,17 +41,16 @@ if [ "${1:-}" = --platform ]; then
 	rd=${DURABILITY_ROUND_DIR:?run me as run_durability.sh --before-restart}
 	case ${PLATFORM:?}:${DURABILITY_ROUND:?} in
 	run1:1)
-		# each method's writes completed in the last 300 ms (write_iops.N.log, the
-		# runner's log of its N-th job: milliseconds, 1, direction, size, offset), less
-		# its last 2 x DEPTH (in flight when fio saved its state, or issued before the
-		# jobs stopped: completed, never acknowledged), and its 6th write torn
+		# each method's writes completed in its last 300 ms before the cut
+		# (write_iops.N.log, the runner's log of its N-th job: milliseconds, 1,
+		# direction, size, offset; the cut lands while they write, and every write in
+		# the log was acknowledged), and its 6th write torn
 		i=0 blocks=() torn=()
-		end=$(cat "$rd"/write_iops.*.log | awk -F', ' '$3 == 1 && $1 > t { t = $1 } END { print t }')
 		for m in "${METHODS[@]}"; do
 			log=$rd/write_iops.$((i + 1)).log
 			[ -s "$log" ] || { echo "no $log: no write of $m completed"; exit 1; }
-			awk -F', ' -v end="$end" -v d=$((2 * DEPTH)) '$3 == 1 { t[n] = $1; o[n++] = $5 }
-				END { for (k = 0; k < n - d; k++) if (t[k] >= end - 300) print o[k] }' "$log" >"$rd/recent-$m"
+			awk -F', ' '$3 == 1 { t[n] = $1; o[n++] = $5 }
+				END { for (k = 0; k < n; k++) if (t[k] >= t[n - 1] - 300) print o[k] }' "$log" >"$rd/recent-$m"
 			awk -F', ' '$3 == 1 && ++n == 6 { print $5 }' "$log" >"$rd/torn-$m"
 			sort -nu "$rd/recent-$m" "$rd/torn-$m" >"$rd/expected-$m"
 			while read -r off; do blocks+=($((i * REGION + off))); done <"$rd/recent-$m"
@@ -162,7 +161,7 @@ durability_rounds() {
 # run 2 (after the controls, which need run 1's last round on the device): the memory
 # reverts, to the state from before the round (GPSPM) and to an earlier run's (APM)
 reverted_round() {
-	local out=$RUN-revert m a n st i=0
+	local out=$RUN-revert m a n st i=0 i0
 	E2E_DIR=$E2E_TMP/$NAME
 	runner "$out" revert 1
 	st=0
@@ -172,8 +171,14 @@ reverted_round() {
 		i=$((i + 1))
 		n=$(awk -F', ' '$3 == 1' "$out/rounds/r1/write_iops.$i.log" | wc -l)
 		echo "  $m, reverted (acknowledged, read back, lost, unread, issued): $(figures "$out" 1 "$m"), $n completed by the log"
-		if [ "${a:-0}" -le 0 ] || [ "$a" -lt $((n - DEPTH)) ] || [ "$(figure "$out" 1 "$m" 8)" != "$a" ]; then
-			echo "  $m: every acknowledged write must be LOST" >>"$E2E_DIR/why"
+		if [ "${a:-0}" -le 0 ] || [ "$a" -ne "$n" ] || [ "$(figure "$out" 1 "$m" 8)" != "$a" ]; then
+			echo "  $m: every write the log saw complete must be acknowledged, and LOST" >>"$E2E_DIR/why"
+			st=1
+		fi
+		# the cut came while it wrote: its last writes issued, failed, never acknowledged
+		i0=$(($(figure "$out" 1 "$m" 10) - a))
+		if [ "$i0" -lt 1 ] || [ "$i0" -gt "$DEPTH" ]; then
+			echo "  $m: $i0 writes issued and not acknowledged: the cut must land while 1 to $DEPTH are" >>"$E2E_DIR/why"
 			st=1
 		fi
 	done

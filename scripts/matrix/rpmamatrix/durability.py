@@ -36,21 +36,36 @@ def load_rounds(folder):
         shape = read_tsv(os.path.join(d, "shape.tsv"), ["round", "bs", "iodepth", "batch", "rate", "seed",
                                                                     "pattern"])
         results = read_tsv(os.path.join(d, "result.tsv"), ROUND_COLUMNS)
+        # a round that says why it was not judged was not, whatever else it left
+        error = read_text(os.path.join(d, "error")) or malformed(results)
+        if error:
+            results = []
         rounds.append({
             "shape": shape[0] if shape else {"round": os.path.basename(d)[1:]},
             "results": results,
             "lost": read_tsv(os.path.join(d, "lost.tsv"), ["method", "round", "offset", "message"]),
-            "error": read_text(os.path.join(d, "error")) or ("" if results else "not finished"),
+            "error": error or ("" if results else "not finished"),
         })
     return rounds
 
 
+FIGURES = ("acknowledged", "read_back", "lost", "unread", "issued")
+
+
+def malformed(rows):
+    """Why result.tsv's rows cannot be read as the judge writes them, or "": a row cut
+    short or a figure that is no number vouches for nothing."""
+    for r in rows:
+        bad = [c for c in FIGURES if not (r.get(c) or "").isdigit()]
+        if bad:
+            return (f"result.tsv: method {r.get('method', '?')}'s {', '.join(bad)} "
+                    f"{'is' if len(bad) == 1 else 'are'} not a number")
+    return ""
+
+
 def count(row, column):
-    """A figure of result.tsv (0 where an older run's file has no such column)."""
-    try:
-        return int(row.get(column) or 0)
-    except ValueError:
-        return 0
+    """A figure of result.tsv (load_rounds keeps only rows whose figures are numbers)."""
+    return int(row[column])
 
 
 def verdicts(methods, rounds):
@@ -133,10 +148,11 @@ def cmd_durability(args):
     for v in verdicts(methods, rounds):
         md.append(f"| {v['method']} | **{v['verdict']}** | {v['judged']} | {v['acknowledged']} | "
                   f"{v['read_back']} | {v['lost']} |")
-    md += ["", "Acknowledged counts the writes fio's saved state names: every write issued before "
-           "the trigger, less those still in flight then (never acknowledged); read back, those of "
-           "them the read-back read again. SURVIVED needs every round judged and every acknowledged "
-           "write read back intact.", ""]
+    md += ["", "Acknowledged counts the writes fio saw complete (each job's write log), up to the "
+           "power cut, which came while they were going (each job ended with its writes failing); "
+           "those in flight then were never acknowledged. Read back, those of them the read-back "
+           "read again. SURVIVED needs every round judged and every acknowledged write read back "
+           "intact.", ""]
     md += ["## Rounds", ""]
     md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
            "block read back with its header (the offset) and that pattern byte for byte, so no block "

@@ -84,6 +84,12 @@ def positive(option, value):
         raise UsageError(f"{option}: '{value}' is not a positive whole number")
 
 
+def in_job_order(methods):
+    """The methods as the job files hold them: fio numbers the jobs so, and names their
+    saved states and logs by that number, whatever order --methods gave."""
+    return [m for m in DURABILITY_METHODS if m in items(methods)]
+
+
 def check_methods(s):
     methods = items(s["METHODS"])
     if not methods:
@@ -227,7 +233,8 @@ def prepare(s, prog, args, root):
         vm_server(s, root)
     else:
         s["SERVER_IP"] = s["SERVER_IP"] or s["SSH_HOST"]
-    s["METHOD_LIST"] = items(s["METHODS"])
+    s["METHOD_LIST"] = in_job_order(s["METHODS"])
+    s["METHODS"] = ",".join(s["METHOD_LIST"])
     s["OPTIONS_JSON"] = json.dumps(recorded(s, prog, args), indent=1)
     return note_direct_write(s, prog)
 

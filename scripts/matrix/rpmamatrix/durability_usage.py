@@ -7,9 +7,9 @@ USAGE = string.Template("""\
 Usage: $PROG [OPTIONS]
 
 Rounds of a durability qualification: writes with fio's verify pattern to the
-server's persistent memory until fio's trigger saves which writes completed and
-cuts the server's power; once the server is back, every acknowledged write is read
-back over RDMA and checked. Writes a result folder (default build/durability/<date-time>)
+server's persistent memory, the server's power cut while they go on, fio logging
+every write it saw complete; once the server is back, every acknowledged write is
+read back over RDMA and checked. Writes a result folder (default build/durability/<date-time>)
 with report.html / report.md: per method and round the writes acknowledged, read
 back and lost (offset, what was read), and a verdict per method.
 

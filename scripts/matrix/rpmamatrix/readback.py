@@ -2,21 +2,24 @@
 """A durability round's judgement (scripts/run_durability.sh): which writes fio saw
 acknowledged, and which of them read back intact after the power cut.
 
-The round's folder holds what the write run left -- fio's saved verify state of each
-job (local-JOB-I-verify.state: how many writes were issued when the trigger came, and
-the offsets of the last iodepth completions) -- and what the read-back left: fio
-re-issuing the same offsets, in the same order, as reads, checking each block against
-the round's own pattern and going on past a bad one, one job after the other
-(readback.iolog: every read in order; readback.json, readback.log: every bad block
-named "at file JOB.0.0 offset N", and how many reads each job made). (The write run's
-own I/O log cannot give the order: fio's jobs append to it from buffers of their own,
-which may split a line.)
+The round's folder holds what the write run left -- a log per job of every write
+that completed without an error (write_iops.N.log, the N-th job: milliseconds, 1,
+direction, size, offset; fio logs a completion only when the engine reported it
+done, and a power cut lands while the jobs still write), and the verify state fio
+saved as each job ended (local-JOB-I-verify.state: how many writes it issued, the
+offsets of its last completions) -- and what the read-back left: fio re-issuing
+the same offsets, in the same order, as reads, checking each block against the
+round's own pattern and going on past a bad one, one job after the other
+(readback.iolog: every read; readback.json, readback.log: every bad block named
+"at file JOB.0.0 offset N", and how many reads each job made).
 
-A write counts as acknowledged as fio's own verify_state_load counts it: every write
-issued before the last iodepth, and of those last ones each whose offset is among the
-saved completions. Writes read but never acknowledged (in flight at the trigger) are
-not judged. The bad blocks named must be as many as the verify errors fio counted
-(its JSON's total_err), or the round is not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
+Acknowledged: every offset of the job's write log, up to the last completion
+before the power went (each offset once: the jobs cover their region once). The
+saved state must agree with it (each of its completions in the log, no more
+completions than writes issued), or the round is not judged. Writes read but
+never acknowledged (in flight at the cut) are not judged. The bad blocks named must
+be as many as the verify errors fio counted (its JSON's total_err), or the round is
+not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
 issued) and lost.tsv (each lost write's offset and what fio said of it)."""
 import json
 import os
@@ -53,7 +56,7 @@ def read_state(path):
         raise RoundError(f"{os.path.basename(path)}: verify state version {version}, "
                          f"this reader knows {STATE_VERSION}")
     no_comps, depth, nofiles, numberio, _index = STATE_LIST.unpack_from(data, STATE_HEADER.size)
-    # (a job that ended before the trigger closed its file: no completion left in flight)
+    # (a job whose file was closed when fio saved its state: no completion listed)
     if nofiles > 1 or no_comps > depth * nofiles or size != STATE_FIXED + depth * nofiles * STATE_COMP.size or \
             len(data) < STATE_HEADER.size + size:
         raise RoundError(f"{os.path.basename(path)}: not a one-file job's verify state "
@@ -78,11 +81,50 @@ def logged(iolog, fname, action):
     return out
 
 
-def acknowledged(issued, numberio, depth, comps):
-    """Indexes of the writes fio counts as acknowledged (see the module's text), of the
-    first NUMBERIO; a write whose offset the read-back never reached (beyond ISSUED)
-    counts too: nothing says it was not acknowledged."""
-    return [k for k in range(numberio) if k < numberio - depth or k >= len(issued) or issued[k] in comps]
+def completed_writes(path, method):
+    """The offsets of the writes a job's write log (fio's --write_iops_log with
+    --log_offset=1: ms, 1, direction, size, offset) saw complete, in order."""
+    out = []
+    try:
+        with open(path) as f:
+            for n, line in enumerate(f, 1):
+                w = [x.strip() for x in line.split(",")]
+                if len(w) < 5 or not all(x.isdigit() for x in w[:5]):
+                    raise RoundError(f"{os.path.basename(path)}, line {n}: not fio's per-I/O log "
+                                     f"with offsets: {line.strip()[:80]!r}")
+                if w[2] == "1":
+                    out.append(int(w[4]))
+    except OSError as e:
+        raise RoundError(f"no write log of job {method} ({os.path.basename(path)}): {e.strerror}") from e
+    return out
+
+
+def acknowledged(method, writes, numberio, comps):
+    """The acknowledged offsets of METHOD: its completed WRITES, checked against what
+    fio saved as the job ended (NUMBERIO issued, COMPS its last completions)."""
+    if len(set(writes)) != len(writes):
+        twice = sorted({o for o in writes if writes.count(o) > 1})[:3]
+        raise RoundError(f"job {method} wrote offset(s) {twice} twice in one round: which write a "
+                         "block should hold cannot be told (the region was covered more than once)")
+    if len(writes) > numberio:
+        raise RoundError(f"job {method}'s log has {len(writes)} completed writes, fio saved "
+                         f"{numberio} issued: the log is not this round's")
+    missing = comps - set(writes)
+    if missing:
+        raise RoundError(f"job {method}'s saved state names {len(missing)} completion(s) its write "
+                         f"log does not (e.g. offset {min(missing)}): the log is incomplete")
+    return writes
+
+
+def reads_of(iolog, method, total):
+    """The offsets METHOD's read-back read, each once, and those beyond TOTAL (fio's count
+    of its reads) left out; a log with fewer reads than fio counted cannot be trusted."""
+    issued = logged(iolog, f"{method}.0.0", "read")
+    once = list(dict.fromkeys(issued))  # (a read fio queued again is logged again)
+    if len(once) < total:
+        raise RoundError(f"the read-back's I/O log has {len(once)} reads of job {method}, fio "
+                         f"counted {total}: readback.iolog is incomplete")
+    return set(once[:total]), len(issued)
 
 
 def fio_json(text):
@@ -128,18 +170,41 @@ def check_bad_count(method, counted, bad):
                          "(readback.log)")
 
 
-def judge(folder, methods):
-    """Per method: (row of RESULT_COLUMNS, [(offset, message)] lost)."""
-    with open(os.path.join(folder, "shape.tsv")) as f:
-        shape = f.read().split("\t")
+def fio_output(folder, names):
+    """The text of fio's output files NAMES (messages and JSON), and its JSON or None."""
     texts = ""
-    for name in ("readback.log", "readback.json"):
+    for name in names:
         try:
             with open(os.path.join(folder, name), errors="replace") as f:
                 texts += f.read() + "\n"
         except OSError:
             pass
-    doc = fio_json(texts)
+    return texts, fio_json(texts)
+
+
+def check_cut_while_writing(folder, methods):
+    """Every job must have ended with an error, its writes failing as the power went:
+    a job that ended without one had stopped writing before the cut (its region
+    covered), or was interrupted, and a cut in a pause tests nothing."""
+    _, doc = fio_output(folder, ["write.log", "write.json"])
+    if doc is None:
+        raise RoundError("the write run left no fio JSON: write.log")
+    ended = {j.get("jobname"): j.get("error") for j in doc.get("jobs", [])}
+    for m in methods:
+        if m not in ended:
+            raise RoundError(f"the write run has no job {m}: write.log")
+        if not ended[m]:
+            raise RoundError(f"job {m}'s writes ended without an error: they were not going when the "
+                             "power went (a region covered before the cut: a lower --rate-iops or a "
+                             "shorter --write-time; write.log, write-end.log)")
+
+
+def judge(folder, methods):
+    """Per method (in the job files' order): (row of RESULT_COLUMNS, [(offset, message)] lost)."""
+    with open(os.path.join(folder, "shape.tsv")) as f:
+        shape = f.read().split("\t")
+    check_cut_while_writing(folder, methods)
+    texts, doc = fio_output(folder, ["readback.log", "readback.json"])
     if doc is None:
         raise RoundError("the read-back left no fio JSON: readback.log")
     reads = {j.get("jobname"): j.get("read", {}).get("total_ios", 0) for j in doc.get("jobs", [])}
@@ -150,12 +215,12 @@ def judge(folder, methods):
             raise RoundError(f"the read-back has no job {m}: readback.log")
         bad = bad_blocks(texts, f"{m}.0.0")
         check_bad_count(m, errors[m], bad)
-        numberio, depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
-        issued = logged(os.path.join(folder, "readback.iolog"), f"{m}.0.0", "read")
-        acked = acknowledged(issued, numberio, depth, comps)
-        read = min(len(issued), reads[m])
-        lost = [(issued[k], bad[issued[k]]) for k in acked if k < read and issued[k] in bad]
-        unread = [k for k in acked if k >= read]
+        numberio, _depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
+        writes = completed_writes(os.path.join(folder, f"write_iops.{i + 1}.log"), m)
+        acked = acknowledged(m, writes, numberio, comps)
+        read, _ = reads_of(os.path.join(folder, "readback.iolog"), m, reads[m])
+        lost = [(o, bad[o]) for o in acked if o in read and o in bad]
+        unread = [o for o in acked if o not in read]
         row = [m, shape[0], shape[1], shape[2], shape[3], len(acked), len(acked) - len(unread), len(lost),
                len(unread), numberio]
         out.append((row, lost))
