@@ -164,12 +164,24 @@ write_and_cut() { # RD
 	rc=0
 	sh -c "$POWER_CUT" >"$rd/power-cut.log" 2>&1 || rc=$?
 	echo "$rc" >"$rd/power-cut.rc"
+	if [ "$rc" != 0 ]; then
+		client_end_after_cut "$rd"
+		client_wait || true
+		drop_servers
+		echo "the power cut failed with status $rc: power-cut.log" >"$rd/error"
+		return 1
+	fi
+	step "$R" "power cut; waiting for the client's writes to fail and the server to come back"
+	# (the server boots while the client's RDMA retries run out)
+	wait_up "$id0" >"$rd/wait-up.log" 2>&1 &
+	WAIT_UP_PID=$!
 	client_end_after_cut "$rd"
 	client_wait || true
 	drop_servers
-	[ "$rc" = 0 ] || { echo "the power cut failed with status $rc: power-cut.log" >"$rd/error"; return 1; }
-	step "$R" "power cut; waiting for the server to come back"
-	if ! wait_up "$id0" >"$rd/wait-up.log" 2>&1; then
+	local up=0
+	wait "$WAIT_UP_PID" || up=$?
+	WAIT_UP_PID=
+	if [ "$up" != 0 ]; then
 		echo "the server was not back within ${WAIT_UP_TIMEOUT}s: wait-up.log" >"$rd/error"
 		return 1
 	fi
@@ -223,6 +235,7 @@ on_interrupt() {
 	trap - INT TERM
 	echo >&2
 	echo "$PROG: interrupted: stopping the client and the servers, keeping the rounds done" >&2
+	[ -z "${WAIT_UP_PID:-}" ] || kill "$WAIT_UP_PID" 2>/dev/null || true
 	stop_client
 	stop_server
 	echo "partial (interrupted)" >"$OUT/status"

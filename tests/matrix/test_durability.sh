@@ -53,10 +53,11 @@ start_servers() { :; }
 boot_id() { cat "$WORK/boot-id" 2>/dev/null; }
 
 # the power cut: every write to the jobs' files fails from now, a new boot id; the
-# server back: they may be written again
+# server back (the runner waits for it while the client's writes fail): they may be
+# written again once that fio has ended (a real client's connection is gone for good)
 export LD_PRELOAD=$CUT_WRITES CUT_WRITES_FLAG=$WORK/power-off
 CUT="touch '$CUT_WRITES_FLAG'; od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
-BACK="rm -f '$CUT_WRITES_FLAG'"
+BACK="while pgrep -f -- '^fio .*--aux-path=$WORK/' >/dev/null; do sleep 0.2; done; rm -f '$CUT_WRITES_FLAG'"
 
 setup() {
 	rm -rf "$WORK" && mkdir -p "$WORK/dev"
