@@ -12,6 +12,7 @@
 #   - keeps everything: nothing lost, every acknowledged write read back;
 #   - reverts to its state from before the round: every acknowledged write LOST;
 #   - reverts to an earlier round's state (the same offsets written again): all LOST;
+#   - hands one job's region back holding the other's blocks of the same round;
 #   - loses the writes of the last 100 ms (fewer than all): exactly those offsets, each method counted
 #     over all of its own writes, with a torn block (its data, not its header);
 #   - a boot id that cannot be read before the cut, a cut that reboots nothing, a cut
@@ -71,8 +72,10 @@ setup() {
 		include durability-io.inc
 		[apm]
 		filename=apm.0.0
+		$(grep -x 'verify_pattern=.*01' "$ROOT/jobs/durability.fio")
 		[gpspm]
 		filename=gpspm.0.0
+		$(grep -x 'verify_pattern=.*02' "$ROOT/jobs/durability.fio")
 	EOF
 	truncate -s 2m "$WORK/dev/apm.0.0" "$WORK/dev/gpspm.0.0"
 	# the settings durability_options.py gives the runner, and the run's options.json
@@ -193,6 +196,18 @@ loses_last_writes() {
 	grep -q "got pattern" "$WORK/recent/lost.tsv" # the torn block, and what fio read there
 }
 
+# the platform hands gpspm's region back holding apm's blocks of the same round (the
+# same seed: the same offsets, in the same order; a region mapped to the wrong job):
+# every gpspm write LOST, none of apm's (each job its own pattern)
+aliased_region() {
+	round aliased "cp '$WORK/dev/apm.0.0' '$WORK/dev/gpspm.0.0'" || { cat "$WORK/aliased/error"; return 1; }
+	cut -f1,6- "$WORK/aliased/result.tsv"
+	local a
+	a=$(figure aliased gpspm 6)
+	[ "${a:-0}" -gt 0 ] && [ "$(figure aliased gpspm 8)" = "$a" ] && [ "$(figure aliased apm 8)" = 0 ] &&
+		[ "$(figure aliased apm 6)" -ge "$a" ]
+}
+
 # no boot id before the cut: no reboot could be seen, the round is not judged
 no_boot_id() {
 	rm -f "$WORK/boot-id"
@@ -286,6 +301,7 @@ check "a clean round: nothing lost, every acknowledged write read back" clean_ro
 check "memory back to before the round: every acknowledged write LOST" reverts_to_before_round
 check "memory back to an earlier round's: every acknowledged write LOST" reverts_to_earlier_round
 check "the last 100 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
+check "a region holding another job's blocks of the round: every write of it LOST" aliased_region
 check "no boot id before the cut: not judged" no_boot_id
 check "a power cut that rebooted nothing: not judged" cut_did_nothing
 check "a power cut that stopped no job's writes: not judged" cut_stopped_nothing

@@ -157,7 +157,9 @@ def cmd_durability(args):
     md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
            "block read back with its header (the offset) and that pattern byte for byte, so no block "
            "that an earlier round, an earlier run or another program left could pass for one of the "
-           "round's writes.", ""]
+           "round's writes. Each job appends a byte of its own to the pattern (apm 01, gpspm 02, "
+           "apm-native 03): the jobs share the seed, and so the offsets, and a region holding "
+           "another job's blocks fails too.", ""]
     md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "seed", "pattern", "method",
                       "issued", "acknowledged", "read back", "lost"])
     for rd in rounds:
