@@ -32,6 +32,22 @@ class Lists(unittest.TestCase):
         self.assertEqual(opts.items(","), [""])
         self.assertEqual(opts.items("a,,b"), ["a", "", "b"])
 
+    def test_a_reboot_or_warm_reset_is_no_power_cut(self):
+        from rpmamatrix.durability_plan import warm_cut
+        for cold in ("ipmitool -I lanplus -H bmc -U admin -E chassis power cycle",
+                     "ipmitool -H bmc chassis power off", "/r/scripts/softroce-vm.d/power.sh cut node1",
+                     "snmpset -v2c pdu PowerNet-MIB::sPDUOutletCtl.3 i 2", "true"):
+            self.assertEqual(warm_cut(cold), "", cold)
+        for warm, words in (("ipmitool -H bmc chassis power reset", "power reset"),
+                            ("ssh h sudo reboot", "reboot"), ("ssh h systemctl kexec", "kexec, systemctl"),
+                            ("ssh h 'echo b > /proc/sysrq-trigger'", "sysrq"),
+                            ("ipmitool chassis Power Soft", "power soft")):
+            self.assertEqual(warm_cut(warm), words, warm)
+        s = opts.parse(["--power-cut", "ssh h reboot", "--direct-write"], "/r")
+        note = "".join(opts.notes(s, "run"))
+        self.assertIn("run: warning: the power cut", note)
+        self.assertIn("reads as a reboot or a warm reset (reboot), not a loss of power", note)
+
     def test_methods_in_the_job_files_order(self):
         # the judge finds job i's state and log by fio's number of the job
         self.assertEqual(opts.in_job_order("gpspm,apm"), ["apm", "gpspm"])

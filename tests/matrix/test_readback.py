@@ -224,6 +224,13 @@ class Verdicts(unittest.TestCase):
         v = verdicts(["apm"], [rnd([row("apm", 0, 0, 0)])])[0]
         self.assertTrue(v["verdict"].startswith("NOT JUDGED"), v)
 
+    def test_a_reboot_for_a_power_cut_is_not_survived(self):
+        v = verdicts(["apm"], [rnd([row("apm", 100, 100, 0)])], "ipmitool chassis power reset")[0]
+        self.assertEqual(v["verdict"], "NOT JUDGED: every acknowledged write read back intact, but the "
+                         "power cut reads as a reboot or a warm reset (power reset)")
+        v = verdicts(["apm"], [rnd([row("apm", 100, 90, 3)])], "ssh h reboot")[0]
+        self.assertTrue(v["verdict"].startswith("LOST 3"), v)
+
     def test_a_loss_wins(self):
         v = verdicts(["apm"], [rnd([row("apm", 100, 90, 3)]), rnd([], 2)])[0]
         self.assertTrue(v["verdict"].startswith("LOST 3"), v)
@@ -299,6 +306,12 @@ class ExitStatus(unittest.TestCase):
 
     def test_a_round_that_acknowledged_nothing_is_3(self):
         self.assertEqual(exit_status(run_folder([[("apm", 0, 0, 0), ("gpspm", 40, 40, 0)]])), 3)
+
+    def test_a_warm_reset_for_a_power_cut_is_3(self):
+        d = run_folder([CLEAN])
+        with open(os.path.join(d, "options.json"), "w") as f:
+            f.write('{"methods": "apm,gpspm", "power_cut": "ssh pmem-host reboot"}')
+        self.assertEqual(exit_status(d), 3)
 
     def test_no_methods_known_is_3(self):
         self.assertEqual(exit_status(run_folder([CLEAN], methods="")), 3)

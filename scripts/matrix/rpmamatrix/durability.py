@@ -8,6 +8,7 @@ import glob
 import os
 
 from .common import read_json, table_head
+from .durability_plan import warm_cut, warm_cut_note
 from .readback import RESULT_COLUMNS as ROUND_COLUMNS
 from .report_html import write_reports
 
@@ -68,10 +69,11 @@ def count(row, column):
     return int(row[column])
 
 
-def verdicts(methods, rounds):
+def verdicts(methods, rounds, power_cut=""):
     """Per method: rounds judged, writes acknowledged, read back and lost, and the verdict.
     SURVIVED only where every round was judged, every acknowledged write read back and
-    none lost: a round not judged or a write not read back leaves the question open."""
+    none lost: a round not judged or a write not read back leaves the question open, and
+    so does a POWER_CUT that reads as a reboot or a warm reset."""
     out = []
     for m in methods:
         rows = [r for rd in rounds for r in rd["results"] if r["method"] == m]
@@ -91,6 +93,9 @@ def verdicts(methods, rounds):
         elif open_rounds:
             verdict = (f"NOT JUDGED: {open_rounds} of {len(rounds)} round(s) could not be judged "
                        f"(nothing lost in the other {len(rows)})")
+        elif warm_cut(power_cut):
+            verdict = (f"NOT JUDGED: every acknowledged write read back intact, but the power cut reads "
+                       f"as a reboot or a warm reset ({warm_cut(power_cut)})")
         else:
             verdict = f"SURVIVED: every acknowledged write read back intact, {len(rows)} power cut(s)"
         out.append({"method": m, "verdict": verdict, "judged": len(rows), "acknowledged": acked,
@@ -120,7 +125,9 @@ def what_it_shows(env, options):
                 "and guest memory is never volatile: a power cut (its QEMU killed) loses nothing a real "
                 "platform could. This run shows the workflow and the checker, not a platform "
                 "(docs/hardware.md has how to qualify one)."]
-    lines = [f"The server declared direct_write_to_pmem={options.get('direct_write_to_pmem', '?')}. "
+    warm = warm_cut_note(options.get("power_cut", ""))
+    lines = [f"**Not a power cut**: {warm[0].upper()}{warm[1:]}."] if warm else []
+    lines += [f"The server declared direct_write_to_pmem={options.get('direct_write_to_pmem', '?')}. "
              "With 0, APM's client flushes for visibility only, which does not make writes persistent: "
              "an APM loss then says nothing against the platform. With 1, APM's writes are durable only "
              "where RDMA writes reach the persistence domain directly (DDIO off for the RNIC's port, or "
@@ -145,7 +152,7 @@ def cmd_durability(args):
            "then every write fio saw acknowledged read back over RDMA and checked.", ""]
     md += ["## Verdicts", ""]
     md += table_head(["method", "verdict", "rounds judged", "acknowledged", "read back", "lost"])
-    for v in verdicts(methods, rounds):
+    for v in verdicts(methods, rounds, options.get("power_cut", "")):
         md.append(f"| {v['method']} | **{v['verdict']}** | {v['judged']} | {v['acknowledged']} | "
                   f"{v['read_back']} | {v['lost']} |")
     md += ["", "Acknowledged counts the writes fio saw complete (each job's write log), up to the "

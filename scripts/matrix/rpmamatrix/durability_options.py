@@ -14,7 +14,7 @@ import socket
 import sys
 
 from .common import shell_assignments
-from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes
+from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes, warm_cut_note
 from .durability_usage import usage
 from .runargs import hosts_problem, user_args
 
@@ -200,15 +200,18 @@ def vm_server(s, root):
     s["SERVER_MEM"] = s["SERVER_MEM"] or "/dev/dax0.0"
 
 
-def note_direct_write(s, prog):
-    """(a command for the runner: the note on stderr)"""
+def notes(s, prog):
+    """(commands for the runner: the notes on stderr)"""
+    out = []
     if any(m.startswith("apm") for m in items(s["METHODS"])) and s["DIRECT_WRITE"] == "0":
-        note = (f"{prog}: note: without --direct-write the APM server does not declare that RDMA writes "
-                "reach PMem directly, and APM's client then flushes for visibility only, which does not "
-                "make writes persistent: give --direct-write where the platform writes into PMem directly "
-                "(DDIO off for the RNIC's port, or eADR; docs/hardware.md)")
-        return [f"printf '%s\\n' {shlex.quote(note)} >&2"]
-    return []
+        out.append(f"{prog}: note: without --direct-write the APM server does not declare that RDMA "
+                   "writes reach PMem directly, and APM's client then flushes for visibility only, which "
+                   "does not make writes persistent: give --direct-write where the platform writes into "
+                   "PMem directly (DDIO off for the RNIC's port, or eADR; docs/hardware.md)")
+    warm = warm_cut_note(s["POWER_CUT"])
+    if warm:
+        out.append(f"{prog}: warning: {warm}")
+    return [f"printf '%s\\n' {shlex.quote(note)} >&2" for note in out]
 
 
 def recorded(s, prog, args):
@@ -236,7 +239,7 @@ def prepare(s, prog, args, root):
     s["METHOD_LIST"] = in_job_order(s["METHODS"])
     s["METHODS"] = ",".join(s["METHOD_LIST"])
     s["OPTIONS_JSON"] = json.dumps(recorded(s, prog, args), indent=1)
-    return note_direct_write(s, prog)
+    return notes(s, prog)
 
 
 def runner_script(args, prog, root):

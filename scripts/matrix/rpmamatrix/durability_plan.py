@@ -4,12 +4,35 @@ round R's block size, depth, batch and rate (--dry-run's table), and each round'
 seed and verify pattern (the durability-round subcommand: the round's shape.tsv, and
 the shape as shell assignments for the runner)."""
 import json
+import re
 import secrets
 
 from .common import shell_assignments
 
 DURABILITY_METHODS = ("apm", "gpspm", "apm-native")
 SHIFTS = {"k": 10, "m": 20, "g": 30}
+
+
+# words of a --power-cut that reboots or resets instead of cutting the power: the
+# system flushes its caches on the way down, or the memory keeps its contents
+WARM_CUT = re.compile(r"\b(reboot|shutdown|poweroff|halt|kexec|sysrq|systemctl)\b"
+                      r"|\bpower\s+(reset|soft|warm|diag)\b", re.IGNORECASE)
+
+
+def warm_cut(command):
+    """The words of COMMAND that read as a reboot or a warm reset, or ""."""
+    return ", ".join(sorted({m.group(0).lower() for m in WARM_CUT.finditer(command or "")}))
+
+
+def warm_cut_note(command):
+    """What a run whose --power-cut reads as a reboot or warm reset must say, or ""."""
+    words = warm_cut(command)
+    if not words:
+        return ""
+    return (f"the power cut '{command}' reads as a reboot or a warm reset ({words}), not a loss of "
+            "power: caches are written back on the way down, or memory keeps its contents, so a "
+            "platform that loses acknowledged writes when the power goes can pass. Cut the power: "
+            "the BMC's power off or power cycle, a switched PDU's outlet (docs/hardware.md)")
 
 
 def size_bytes(text):

@@ -23,9 +23,10 @@ def some(row, column):
 
 
 def exit_status(folder):
-    methods = [m for m in read_json(os.path.join(folder, "options.json"), {}).get("methods", "").split(",") if m]
+    options = read_json(os.path.join(folder, "options.json"), {})
+    methods = [m for m in options.get("methods", "").split(",") if m]
     rounds = load_rounds(folder)
-    said = [v["verdict"] for v in verdicts(methods, rounds)]
+    said = [v["verdict"] for v in verdicts(methods, rounds, options.get("power_cut", ""))]
     if any(some(row, "lost") for rd in rounds for row in rd["results"]) or \
             any(v.startswith("LOST") for v in said):
         return LOST
