@@ -20,7 +20,9 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
   --server-ip ADDR       the server's RDMA address (default: HOST)
   --power-cut CMD        cuts the server's power, run here (sh -c): e.g. 'ipmitool -I
                          lanplus -H BMC -U USER -E chassis power cycle'; required with
-                         --server; the round fails if it exits non-zero
+                         --server; the round fails if it exits non-zero; a reboot
+                         or warm reset (reboot, power reset, ...) is no power cut:
+                         warned of, and never SURVIVED
   --wait-up CMD          returns once the server is back (default: until ssh HOST
                          answers with a new boot id); either way the server must have
                          booted again (its boot id)
