@@ -200,7 +200,8 @@ write_and_cut() { # RD
 # Read back every write the round issued (the same offsets, in the same order, as reads
 # checked against the round's pattern, fio going on past a bad block; one job after the
 # other, so that their lines of the I/O log do not mix), then judge which of them fio
-# saw acknowledged (matrix judge-round: its saved state and the read-back's I/O log).
+# saw acknowledged (matrix judge-round: the jobs' write logs, their saved states and the
+# read-back's I/O log).
 # Leaves RD/result.tsv and RD/lost.tsv, or RD/error.
 read_back() { # RD
 	local rd=$1 rc=0 n
