@@ -23,6 +23,7 @@ not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread
 issued) and lost.tsv (each lost write's offset and what fio said of it)."""
 import json
 import os
+from collections import Counter
 import re
 import struct
 import sys
@@ -103,7 +104,7 @@ def acknowledged(method, writes, numberio, comps):
     """The acknowledged offsets of METHOD: its completed WRITES, checked against what
     fio saved as the job ended (NUMBERIO issued, COMPS its last completions)."""
     if len(set(writes)) != len(writes):
-        twice = sorted({o for o in writes if writes.count(o) > 1})[:3]
+        twice = sorted(o for o, n in Counter(writes).items() if n > 1)[:3]
         raise RoundError(f"job {method} wrote offset(s) {twice} twice in one round: which write a "
                          "block should hold cannot be told (the region was covered more than once)")
     if len(writes) > numberio:
@@ -124,7 +125,7 @@ def reads_of(iolog, method, total):
     if len(once) < total:
         raise RoundError(f"the read-back's I/O log has {len(once)} reads of job {method}, fio "
                          f"counted {total}: readback.iolog is incomplete")
-    return set(once[:total]), len(issued)
+    return set(once[:total])
 
 
 def fio_json(text):
@@ -195,7 +196,7 @@ def check_cut_while_writing(folder, methods):
             raise RoundError(f"the write run has no job {m}: write.log")
         if not ended[m]:
             raise RoundError(f"job {m}'s writes ended without an error: they were not going when the "
-                             "power went (a region covered before the cut: a lower --rate-iops or a "
+                             "power went (a region covered before the cut: a lower --rate or a "
                              "shorter --write-time; write.log, write-end.log)")
 
 
@@ -218,7 +219,7 @@ def judge(folder, methods):
         numberio, _depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
         writes = completed_writes(os.path.join(folder, f"write_iops.{i + 1}.log"), m)
         acked = acknowledged(m, writes, numberio, comps)
-        read, _ = reads_of(os.path.join(folder, "readback.iolog"), m, reads[m])
+        read = reads_of(os.path.join(folder, "readback.iolog"), m, reads[m])
         lost = [(o, bad[o]) for o in acked if o in read and o in bad]
         unread = [o for o in acked if o not in read]
         row = [m, shape[0], shape[1], shape[2], shape[3], len(acked), len(acked) - len(unread), len(lost),
