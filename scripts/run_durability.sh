@@ -126,16 +126,19 @@ client_ends_within() { # SECS
 	done
 }
 
-# after the cut the client's writes fail and its jobs end (their RDMA retries run out);
-# one that does not end by itself is asked to (fio ends its jobs on SIGINT and still
-# writes its logs), then killed
-client_end_after_cut() { # RD
-	client_ends_within 120 && return 0
-	echo "the client's fio still ran 120 s after the power cut: interrupted" >>"$1/write-end.log"
+# the client's fio asked to end (fio ends its jobs on SIGINT and still writes its logs),
+# killed 30 s later; WHY in RD/write-end.log
+client_interrupt() { # RD WHY
+	echo "$2: interrupted" >>"$1/write-end.log"
 	kill -INT "$MATRIX_CPID" 2>/dev/null || true
 	client_ends_within 30 && return 0
 	echo "... and killed 30 s later: its logs are lost" >>"$1/write-end.log"
 	kill -KILL "$MATRIX_CPID" 2>/dev/null || true
+}
+
+# after the cut the client's writes fail and its jobs end (their RDMA retries run out)
+client_end_after_cut() { # RD
+	client_ends_within 120 || client_interrupt "$1" "the client's fio still ran 120 s after the power cut"
 }
 
 # A round's writes, the power cut while they go on, the server back. Returns non-zero
@@ -165,7 +168,7 @@ write_and_cut() { # RD
 	sh -c "$POWER_CUT" >"$rd/power-cut.log" 2>&1 || rc=$?
 	echo "$rc" >"$rd/power-cut.rc"
 	if [ "$rc" != 0 ]; then
-		client_end_after_cut "$rd"
+		client_interrupt "$rd" "the power cut failed"
 		client_wait || true
 		drop_servers
 		echo "the power cut failed with status $rc: power-cut.log" >"$rd/error"

@@ -16,8 +16,8 @@
 #   - loses the writes of the last 100 ms (fewer than all): exactly those offsets, each method counted
 #     over all of its own writes, with a torn block (its data, not its header);
 #   - a boot id that cannot be read before the cut, a cut that reboots nothing, a cut
-#     that stops no job (they were not writing when it came), a result folder with a
-#     space, a quote and $(...) in its name;
+#     that stops no job (they were not writing when it came), a cut that fails, a
+#     result folder with a space, a quote and $(...) in its name;
 #   - two rounds as the runner's loop runs them, kept or forgotten: its exit status.
 # Run by tests/matrix/test_matrix.sh; prints "N passed, M failed".
 set -u
@@ -222,6 +222,16 @@ cut_did_nothing() {
 	! round nocut true true && grep -q "did not boot again" "$WORK/nocut/error" && [ ! -e "$WORK/nocut/result.tsv" ]
 }
 
+# a power cut that fails: not judged, the client's writes stopped at once (they would
+# go on to the region's end)
+cut_failed() {
+	echo boot-5 >"$WORK/boot-id"
+	local t0=$SECONDS
+	! round cutfail true "exit 3" && grep -q "the power cut failed with status 3" "$WORK/cutfail/error" &&
+		grep -q "the power cut failed: interrupted" "$WORK/cutfail/write-end.log" &&
+		[ ! -e "$WORK/cutfail/result.tsv" ] && [ $((SECONDS - t0)) -lt 30 ]
+}
+
 # a cut that reboots but stops no job: their writes ended without an error, so they
 # were not going when it came (here: done before it): not judged
 cut_stopped_nothing() {
@@ -305,6 +315,7 @@ check "a region holding another job's blocks of the round: every write of it LOS
 check "no boot id before the cut: not judged" no_boot_id
 check "a power cut that rebooted nothing: not judged" cut_did_nothing
 check "a power cut that stopped no job's writes: not judged" cut_stopped_nothing
+check "a power cut that failed: not judged, the writes stopped" cut_failed
 check "two rounds as the runner runs them, nothing lost: complete, exit status 0" survived_run
 check "two rounds, every round forgotten: exit status 1" lossy_run
 check "a result folder with a space, a quote and \$(...): the cut runs, nothing executed" odd_folder
