@@ -8,18 +8,9 @@ import os
 import sys
 
 from .common import read_json
-from .durability import load_rounds, read_text, verdicts
+from .durability import count, load_rounds, read_text, verdicts
 
 LOST, OPEN, SURVIVED = 1, 3, 0
-
-
-def some(row, column):
-    """Does COLUMN of a result.tsv row count any write? (a figure that is no number
-    does: it cannot vouch for anything)"""
-    try:
-        return int(row.get(column) or 0) > 0
-    except ValueError:
-        return True
 
 
 def exit_status(folder):
@@ -27,7 +18,7 @@ def exit_status(folder):
     methods = [m for m in options.get("methods", "").split(",") if m]
     rounds = load_rounds(folder)
     said = [v["verdict"] for v in verdicts(methods, rounds, options.get("power_cut", ""))]
-    if any(some(row, "lost") for rd in rounds for row in rd["results"]) or \
+    if any(count(row, "lost") > 0 for rd in rounds for row in rd["results"]) or \
             any(v.startswith("LOST") for v in said):
         return LOST
     complete = read_text(os.path.join(folder, "status")).startswith("complete")
