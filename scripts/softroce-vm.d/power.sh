@@ -5,34 +5,49 @@
 #   scripts/softroce-vm.d/power.sh cut NODE       kill NODE's QEMU at once (no shutdown,
 #                                           nothing flushed); the host boots it again
 #                                           on the same NVDIMM backing file
+#   scripts/softroce-vm.d/power.sh reset NODE     a warm reset of NODE instead: its QEMU
+#                                           resets the machine, which boots again
+#                                           with its RAM as it was (a platform
+#                                           reset that is no loss of power)
 #   scripts/softroce-vm.d/power.sh wait-up NODE [S]  until NODE is set up and answers over
 #                                           ssh again (at most S s, default 120)
 #
-# `cut` returns once the host has killed the guest (within 10 s), so that it can be
-# fio's --trigger command. Exits non-zero, saying why, when a step does not happen.
+# `cut` and `reset` return once the host has done it (within 10 s). Exits non-zero,
+# saying why, when a step does not happen.
 set -u
 RUN=/run/softroce-vm
 
 usage() {
-	sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'
 }
 
-cuts() { # NODE: how many power cuts the host made so far
-	cat "$RUN/$1/power-cycled" 2>/dev/null || echo 0
+count() { # NODE FILE: how many of them the host made so far
+	cat "$RUN/$1/$2" 2>/dev/null || echo 0
 }
 
-cut() { # NODE
+# asks the host for it (the file REQUEST in NODE's run folder), and waits until the
+# host's count of them (the file DONE) grows
+ask_host() { # NODE REQUEST DONE WHAT
 	local node=$1 before deadline=$((SECONDS + 10))
 	[ -d "$RUN/$node" ] || { echo "power.sh: no $node in this run ($RUN/$node)" >&2; return 2; }
-	before=$(cuts "$node")
-	: >"$RUN/$node/power-cycle"
-	until [ "$(cuts "$node")" -gt "$before" ]; do
-		[ "$SECONDS" -lt "$deadline" ] || { echo "power.sh: the host did not cut $node's power within 10 s" >&2; return 1; }
+	before=$(count "$node" "$3")
+	: >"$RUN/$node/$2"
+	until [ "$(count "$node" "$3")" -gt "$before" ]; do
+		[ "$SECONDS" -lt "$deadline" ] || { echo "power.sh: the host did not $4 within 10 s" >&2; return 1; }
 		sleep 0.1
 	done
 	# the ssh connection kept open to it died with it
 	ssh -O exit "$node" >/dev/null 2>&1
-	echo "power.sh: $node's power cut (cut $(cuts "$node") of this run)"
+}
+
+cut() { # NODE
+	ask_host "$1" power-cycle power-cycled "cut $1's power" || return
+	echo "power.sh: $1's power cut (cut $(count "$1" power-cycled) of this run)"
+}
+
+reset() { # NODE
+	ask_host "$1" warm-reset warm-resets "reset $1 (its qemu.log may say why)" || return
+	echo "power.sh: $1 reset, its memory kept (warm reset $(count "$1" warm-resets) of this run)"
 }
 
 wait_up() { # NODE [S]
@@ -46,6 +61,7 @@ wait_up() { # NODE [S]
 
 case "${1:-}" in
 cut) [ $# -eq 2 ] || { usage >&2; exit 2; }; cut "$2" ;;
+reset) [ $# -eq 2 ] || { usage >&2; exit 2; }; reset "$2" ;;
 wait-up) [ $# -ge 2 ] || { usage >&2; exit 2; }; wait_up "$2" "${3:-120}" ;;
 -h | --help) usage ;;
 *) usage >&2; exit 2 ;;

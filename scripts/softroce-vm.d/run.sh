@@ -156,6 +156,7 @@ write_run_files() { # I
 		echo "NODE=$1"
 		echo "NODES=$OPT_NODES"
 		echo "NODE_HOSTS=$(shquote "$hosts")"
+		((OPT_NODES == 1)) || echo "DRAM_CANARY=/dev/mem@$CANARY_ADDR"
 	} >"$dir/config"
 	for e in "${OPT_ENVS[@]}"; do # NAME=VALUE
 		echo "export ${e%%=*}=$(shquote "${e#*=}")"
@@ -207,10 +208,16 @@ pick_network() {
 # --cxl: the type-3 device's persistent capacity (and its label area's file), MiB
 CXL_MIB=256
 
+# --nodes: each guest's 1 MiB of RAM at 128 MiB is reserved (memmap=) and its kernel
+# leaves it alone: a warm reset keeps its bytes, a power cut (QEMU killed) does not.
+# The durability runner's DRAM canary: /dev/mem at that address (SOFTROCE_VM_DRAM_CANARY).
+CANARY_ADDR=0x8000000
+
 # Node I's QEMU arguments -> QARGS; with --pmem it creates the NVDIMM's backing file
 # (--cxl: the CXL device's).
 qemu_args() { # V I
 	local machine=pc memspec=$OPT_MEM pmem_args=() net_args=() size dir name=$PROG
+	local append="console=ttyS0 panic=-1 loglevel=7 $ACCEL_APPEND"
 	dir=$(node_dir "$2")
 	# QEMU puts a device given no bus on the last one made, with --cxl the CXL host
 	# bridge, which takes only bridges: the NICs go on q35's root bus
@@ -228,6 +235,10 @@ qemu_args() { # V I
 			-netdev "socket,id=net1,mcast=$NET_GROUP:$((NET_PORT + 1)),localaddr=127.0.0.1"
 			-device "virtio-net-pci,netdev=net1$nic_bus,mac=52:54:00:78:00:$(printf '%02x' "$(($2 + 1))")"
 		)
+		# (a QMP socket for a warm reset: power.sh reset; none where a long TMPDIR
+		# would make its path longer than a Unix socket's can be)
+		((${#dir} > 90)) || net_args+=(-qmp "unix:$(qesc "$dir/qmp.sock"),server=on,wait=off")
+		append+=" memmap=1M\$$CANARY_ADDR"
 	fi
 	if ((OPT_PMEM)); then
 		size=$((OPT_PMEM_MIB * 1024 * 1024 + 128 * 1024)) # + the label area
@@ -259,7 +270,7 @@ qemu_args() { # V I
 		-name "$name" -nodefaults -no-user-config -display none -monitor none -no-reboot
 		-machine "$machine" "${ACCEL_ARGS[@]}" -smp "$OPT_CPUS" -m "$memspec"
 		-kernel "$(kernel_image "$1")" -initrd "$(kernel_dir "$1")/initramfs.img"
-		-append "console=ttyS0 panic=-1 loglevel=7 $ACCEL_APPEND ${SOFTROCE_VM_APPEND:-}"
+		-append "$append ${SOFTROCE_VM_APPEND:-}"
 		-chardev "file,id=console,path=$(qesc "$dir/guest.log"),append=on" -serial chardev:console
 		-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
 		-virtfs "local,path=$(qesc "$dir"),mount_tag=softroce-run,security_model=none,multidevs=remap"
@@ -275,8 +286,26 @@ qemu_args() { # V I
 # had stored; `power-cycled` counts the cuts, `ready` goes until it is up again.
 POWER_POLL=0.2
 
-# Node I's QEMU, booted again after each power cut, until it stops by itself or
-# the host stops it (TERM). Runs in the background.
+# A warm reset of node I, asked for from a guest as a power cut is (a file `warm-reset`):
+# its QEMU resets the machine over QMP, the guest boots again with its RAM as it was;
+# `warm-resets` counts them, `ready` goes until the guest is up again.
+warm_reset() { # I
+	local dir n
+	dir=$(node_dir "$1")
+	rm -f "$dir/ready"
+	if "$TOOL" warm-reset "$dir/qmp.sock" >>"$dir/qemu.log" 2>&1; then
+		: >"$dir/reboot-allowed" # (until it is up: its firmware resets once more)
+		n=$(($(cat "$dir/warm-resets" 2>/dev/null || echo 0) + 1))
+		echo "$n" >"$dir/warm-resets"
+		echo "softroce-vm: node$1: warm reset $n (QMP system_reset, RAM kept)" >>"$dir/guest.log"
+	else
+		: >"$dir/ready" # (still up: the reset failed, qemu.log says why)
+	fi
+	rm -f "$dir/warm-reset"
+}
+
+# Node I's QEMU, booted again after each power cut (reset after a warm reset), until
+# it stops by itself or the host stops it (TERM). Runs in the background.
 peer_life() { # V I TIMEOUT_CMD...
 	local v=$1 i=$2 dir qpid cuts=0
 	shift 2
@@ -288,6 +317,11 @@ peer_life() { # V I TIMEOUT_CMD...
 		qpid=$!
 		echo "$qpid" >"$dir/qemu.pid"
 		while kill -0 "$qpid" 2>/dev/null && [[ ! -e $dir/power-cycle ]]; do
+			[[ ! -e $dir/warm-reset ]] || warm_reset "$i"
+			if [[ -e $dir/reboot-allowed && -e $dir/ready ]]; then
+				"$TOOL" no-reboot "$dir/qmp.sock" >>"$dir/qemu.log" 2>&1
+				rm -f "$dir/reboot-allowed"
+			fi
 			sleep "$POWER_POLL" &
 			wait $!
 		done
@@ -297,7 +331,7 @@ peer_life() { # V I TIMEOUT_CMD...
 		kill -KILL "$qpid" 2>/dev/null || true
 		wait "$qpid" 2>/dev/null || true
 		cuts=$((cuts + 1))
-		rm -f "$dir/ready" "$dir/power-cycle"
+		rm -f "$dir/ready" "$dir/power-cycle" "$dir/reboot-allowed"
 		echo "$cuts" >"$dir/power-cycled"
 		echo "softroce-vm: node$i: power cut $cuts (QEMU killed), booting it again" >>"$dir/guest.log"
 	done

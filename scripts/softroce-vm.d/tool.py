@@ -10,15 +10,19 @@
                                   "G PATH" lines: the modules and their
                                   dependencies in load order, PATH relative to
                                   DIR (lib/modules/KVER); exit 2 if one is missing
+  tool.py warm-reset SOCKET       reset a guest through its QEMU's QMP socket,
+                                  its RAM kept (power.sh reset); exit 1 and why
+  tool.py no-reboot SOCKET        once it is up again: a reset ends QEMU again
 
 The logic is in the softroce_vm package next to this file (unit tests:
-tests/vm/test_cli.py, test_vmlinux.py, test_modules.py; make test-vm-unit).
+tests/vm/test_cli.py, test_vmlinux.py, test_modules.py,
+test_qmp.py; make test-vm-unit).
 """
 
 import os
 import sys
 
-from softroce_vm import cli, modules, usage, vmlinux
+from softroce_vm import cli, modules, qmp, usage, vmlinux
 
 ROOT = os.path.realpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
@@ -86,7 +90,21 @@ def do_modules(args):
     return 0
 
 
-VERBS = {"parse": do_parse, "vmlinux": do_vmlinux, "modules": do_modules}
+def qmp_verb(verb, steps):
+    def do(args):
+        if len(args) != 1:
+            return error(f"usage: tool.py {verb} SOCKET")
+        try:
+            qmp.run(args[0], steps)
+        except qmp.QmpError as e:
+            print(f"{verb}: {e}", file=sys.stderr)
+            return 1
+        return 0
+    return do
+
+
+VERBS = {"parse": do_parse, "vmlinux": do_vmlinux, "modules": do_modules,
+         "warm-reset": qmp_verb("warm-reset", qmp.WARM_RESET), "no-reboot": qmp_verb("no-reboot", qmp.NO_REBOOT)}
 
 
 def main(argv):

@@ -90,7 +90,9 @@ on a multicast group of the host's loopback): node I is hostname nodeI with
 with a key made for the run; every node reaches every other with
 `ssh nodeI` (BatchMode, the run's known_hosts).  COMMAND runs on node0 once all
 answer over ssh (SOFTROCE_VM_NODE, SOFTROCE_VM_NODES are set); remote commands
-get the same variables (/etc/softroce-vm.env).  Every node has --pmem's devices.
+get the same variables (/etc/softroce-vm.env).  Every node has --pmem's devices,
+and 1 MiB of RAM at 128 MiB reserved (memmap=), SOFTROCE_VM_DRAM_CANARY=/dev/mem@0x8000000:
+scripts/softroce-vm.d/power.sh's power cut (cut) loses it, its warm reset (reset) keeps it.
 
 Options:
   --kernel V        guest kernel: 6.1 (default) or 6.12
