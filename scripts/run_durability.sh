@@ -73,6 +73,49 @@ boot_id() {
 	on_server cat /proc/sys/kernel/random/boot_id 2>/dev/null || true
 }
 
+# ---- --dram-canary: did the power go? ----
+# A 4 KiB block of the server's RAM that a reset keeps and a loss of power does not
+# (scripts/matrix/dram_canary.sh, there). Before the cut it gets the round's token and
+# must hold it; after the cut it must not: else the memory kept its contents, and
+# whatever the cut was, it was no loss of power.
+
+canary() { # RD VERB ARGS...: dram_canary.sh on the server
+	local rd=$1
+	shift
+	on_server "$REMOTE_DIR/scripts/matrix/dram_canary.sh" "$@" 2>>"$rd/canary.log"
+}
+
+canary_set() { # RD
+	local rd=$1 want
+	[ -n "$DRAM_CANARY" ] || return 0
+	want=$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")
+	if ! canary "$rd" write "$CANARY_PATH" "$CANARY_BLOCK" "$CANARY"; then
+		echo "--dram-canary: the token could not be written to $DRAM_CANARY on the server (canary.log)" >"$rd/error"
+		return 1
+	fi
+	if [ "$(canary "$rd" hash "$CANARY_PATH" "$CANARY_BLOCK")" != "$want" ]; then
+		echo "--dram-canary: $DRAM_CANARY did not hold the token just written to it (canary.log)" >"$rd/error"
+		return 1
+	fi
+	echo "before the cut: $DRAM_CANARY holds the round's token" >>"$rd/canary.log"
+}
+
+# after the cut: the token must be gone (RD/power-lost says so), else not judged
+canary_check() { # RD
+	local rd=$1 got
+	[ -n "$DRAM_CANARY" ] || return 0
+	if ! got=$(canary "$rd" hash "$CANARY_PATH" "$CANARY_BLOCK") || [ -z "$got" ]; then
+		echo "--dram-canary: $DRAM_CANARY could not be read after the cut (canary.log)" >"$rd/error"
+		return 1
+	fi
+	if [ "$got" = "$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")" ]; then
+		echo "the server's memory kept the token written to $DRAM_CANARY before the cut: the power did" \
+			"not go (a reset, not a power cut)" >"$rd/error"
+		return 1
+	fi
+	echo "after the cut: $DRAM_CANARY lost the round's token" | tee -a "$rd/canary.log" >"$rd/power-lost"
+}
+
 # --wait-up's command, or by default until the server answers over ssh with a boot id
 # other than BOOT_ID (right after a cut the old system may still answer for a moment);
 # with no BOOT_ID (a failed round's recovery), until it answers at all
@@ -149,6 +192,7 @@ write_and_cut() { # RD
 	id0=$(boot_id)
 	[ -n "$id0" ] || { echo "the server's boot id could not be read before the cut: no reboot could be seen" \
 		>"$rd/error"; return 1; }
+	canary_set "$rd" || return 1
 	start_servers "$rd/server.log" || { echo "the servers did not listen (server.log)" >"$rd/error"; return 1; }
 	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut while they write" eta
 	# every write fio saw complete, a file per job (write_iops.N.log, the N-th job:
@@ -193,6 +237,7 @@ write_and_cut() { # RD
 		echo "the server did not boot again (boot id '$id0' -> '$id1'): was its power cut?" >"$rd/error"
 		return 1
 	fi
+	canary_check "$rd" || return 1
 	if [ -n "$BEFORE_RESTART" ] && ! DURABILITY_ROUND=$R DURABILITY_ROUND_DIR=$rd \
 			sh -c "$BEFORE_RESTART" >"$rd/before-restart.log" 2>&1; then
 		echo "--before-restart failed: before-restart.log" >"$rd/error"

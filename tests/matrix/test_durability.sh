@@ -81,7 +81,8 @@ setup() {
 	# the settings durability_options.py gives the runner, and the run's options.json
 	# its rounds are planned from
 	METHODS=apm,gpspm METHOD_LIST=(apm gpspm) WRITE_TIME=1 SERVER_SIZE=2m SERVER_IP='' SERVER_MEM=''
-	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=$BACK WAIT_UP_TIMEOUT=600
+	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=$BACK WAIT_UP_TIMEOUT=600 DRAM_CANARY=''
+	REMOTE_DIR=$ROOT
 	printf '{"methods": "%s", "rounds": "1", "bs": "4k", "iodepth": "1", "batch": "1", "write_time": "%s",
 		"rate": "150", "server_size": "%s"}\n' "$METHODS" "$WRITE_TIME" "$SERVER_SIZE" >"$WORK/options.json"
 	R=1 ROUNDS=1 START=$SECONDS
@@ -241,6 +242,59 @@ cut_stopped_nothing() {
 		[ ! -e "$WORK/nostop/result.tsv" ]
 }
 
+# --dram-canary: the runner's checks of it, with the server's RAM a file here while
+# FAKE_RAM names it (dram_canary.sh takes devices only): it holds the hash of what was
+# written; a power cut (CUT plus LOSE_RAM) leaves the hash of other bytes
+CANARY_RAM=$WORK/dram FAKE_RAM=''
+eval "real_$(declare -f canary)"
+canary() { # RD VERB ARGS...
+	[ -n "$FAKE_RAM" ] || { real_canary "$@"; return; }
+	case $2 in
+	write) "$ROOT/scripts/matrix/dram_canary.sh" expect "$5" >"$FAKE_RAM" ;;
+	hash) cat "$FAKE_RAM" 2>>"$1/canary.log" ;;
+	esac
+}
+LOSE_RAM="; echo 0000 >'$CANARY_RAM'"
+
+canary_round() { # NAME CUT
+	echo boot-10 >"$WORK/boot-id"
+	DRAM_CANARY=/dev/pmem9 CANARY_PATH=/dev/pmem9 CANARY_BLOCK=0 FAKE_RAM=$CANARY_RAM
+	round "$1" true "$2"
+	local rc=$?
+	DRAM_CANARY='' FAKE_RAM=''
+	return "$rc"
+}
+
+# a power cut that loses the RAM: judged, and the round says the power went
+canary_lost() {
+	canary_round canarylost "$CUT$LOSE_RAM" || { cat "$WORK/canarylost/error"; return 1; }
+	grep -q "lost the round's token" "$WORK/canarylost/power-lost" && [ -s "$WORK/canarylost/result.tsv" ]
+}
+
+# a "power cut" that reboots but keeps the RAM (a warm reset by another name): not judged
+canary_kept() {
+	! canary_round canarykept "$CUT" && grep -q "kept the token written to /dev/pmem9 before the cut" \
+		"$WORK/canarykept/error" && [ ! -e "$WORK/canarykept/result.tsv" ] && [ ! -e "$WORK/canarykept/power-lost" ]
+}
+
+# a canary that cannot be read after the cut is no proof: not judged
+canary_unreadable() {
+	! canary_round canarygone "$CUT; rm -f '$CANARY_RAM'" &&
+		grep -q "could not be read after the cut" "$WORK/canarygone/error" && [ ! -e "$WORK/canarygone/result.tsv" ]
+}
+
+# the real dram_canary.sh on a device that keeps nothing (/dev/zero): refused before the
+# writes; on a file: no device
+canary_holds_nothing() {
+	DRAM_CANARY=/dev/zero CANARY_PATH=/dev/zero CANARY_BLOCK=0 CANARY=abc
+	! canary_set "$WORK" && grep -q "/dev/zero did not hold the token just written to it" "$WORK/error" || return 1
+	DRAM_CANARY=$WORK/dram CANARY_PATH=$WORK/dram
+	! canary_set "$WORK" && grep -q "could not be written" "$WORK/error" && grep -q "is no device" "$WORK/canary.log"
+	local rc=$?
+	DRAM_CANARY=''
+	return "$rc"
+}
+
 # a folder whose name holds a space, a quote and $(...) still gets its cut run, and
 # nothing of the name executed
 odd_folder() {
@@ -319,5 +373,9 @@ check "a power cut that failed: not judged, the writes stopped" cut_failed
 check "two rounds as the runner runs them, nothing lost: complete, exit status 0" survived_run
 check "two rounds, every round forgotten: exit status 1" lossy_run
 check "a result folder with a space, a quote and \$(...): the cut runs, nothing executed" odd_folder
+check "--dram-canary: a cut that loses the server's RAM: judged, the power shown gone" canary_lost
+check "--dram-canary: a reboot that keeps the RAM: not judged" canary_kept
+check "--dram-canary: a canary not readable after the cut: not judged" canary_unreadable
+check "--dram-canary: a device that holds nothing, a file: refused before the writes" canary_holds_nothing
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

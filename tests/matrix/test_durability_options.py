@@ -12,6 +12,7 @@ import os
 import sys
 import tempfile
 import unittest
+import unittest.mock
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
@@ -135,6 +136,36 @@ class Settings(unittest.TestCase):
 
     def test_a_region_smaller_than_a_block_refused(self):
         self.assertIn("die '--mem-size: 1k holds no block of --bs 4k'", script("--mem-size", "1k", "--dry-run"))
+
+    def test_a_dram_canary_is_a_device_and_a_block_offset(self):
+        s = opts.parse(["--dram-canary", "/dev/mem@0x8000000"], "/r")
+        opts.check(s)
+        self.assertEqual((s["CANARY_PATH"], s["CANARY_BLOCK"]), ("/dev/mem", str(0x8000000 // 4096)))
+        s = opts.parse(["--dram-canary", "/dev/pmem1"], "/r")
+        opts.check(s)
+        self.assertEqual((s["CANARY_PATH"], s["CANARY_BLOCK"]), ("/dev/pmem1", "0"))
+        for bad, why in (("pmem1", "not a device's absolute path"), ("/dev/mem@0x100", "not a multiple of 4096"),
+                         ("/dev/mem@x", "not a device's absolute path"), ("/dev/a b", "not a device's absolute path")):
+            with self.assertRaisesRegex(opts.UsageError, why):
+                script("--dram-canary", bad)
+
+    def test_without_a_dram_canary_a_note_says_the_loss_of_power_is_not_shown(self):
+        s = opts.parse(["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0"], "/r")
+        self.assertTrue(any("without --dram-canary" in n for n in opts.notes(s, "p")))
+        s = opts.parse(["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0", "--dram-canary", "/dev/pmem1"],
+                       "/r")
+        self.assertFalse(any("without --dram-canary" in n for n in opts.notes(s, "p")))
+
+    def test_in_the_vm_the_canary_is_node1_s_reserved_ram(self):
+        s = opts.parse(["--in-vm"], "/r")
+        os.environ["SOFTROCE_VM_DRAM_CANARY"] = "/dev/mem@0x8000000"
+        try:
+            with unittest.mock.patch("socket.gethostbyname", return_value="192.168.77.2"):
+                opts.vm_server(s, "/r")
+        finally:
+            del os.environ["SOFTROCE_VM_DRAM_CANARY"]
+        self.assertEqual((s["DRAM_CANARY"], s["CANARY_PATH"], s["CANARY_BLOCK"]),
+                         ("/dev/mem@0x8000000", "/dev/mem", str(0x8000000 // 4096)))
 
     def test_help_and_dry_run_print_and_exit(self):
         self.assertIn("--power-cut CMD", script("--help")[0])

@@ -257,6 +257,7 @@ durability_report() {
 	done
 	grep -q '^1,apm,749568,verify: bad magic header 5335, wanted acca at file apm.0.0 offset 749568' "$d/lost.csv"
 	grep -q '^- round 3: the server was not back within 600s' "$d/report.md"
+	grep -q "^Loss of power: shown in 2 of 2 judged round(s) by the DRAM canary ./dev/mem@0x8000000." "$d/report.md"
 	[ "$(wc -l <"$d/results.csv")" -eq 7 ] # the header and 2 rounds x 3 methods
 }
 

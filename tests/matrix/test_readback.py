@@ -15,7 +15,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
-from rpmamatrix.durability import load_rounds, verdicts  # noqa: E402
+from rpmamatrix.durability import load_rounds, power_loss_line, verdicts  # noqa: E402
 from rpmamatrix.durability_status import cmd_durability_status, exit_status  # noqa: E402
 
 
@@ -260,6 +260,18 @@ def run_folder(results, status="complete", methods="apm,gpspm"):
 CLEAN = [("apm", 50, 50, 0), ("gpspm", 40, 40, 0)]
 
 
+def canary_folder(results, lost):
+    """run_folder's, run with --dram-canary: round i's canary lost its token if LOST[i]."""
+    d = run_folder(results)
+    with open(os.path.join(d, "options.json"), "w") as f:
+        f.write('{"methods": "apm,gpspm", "dram_canary": "/dev/pmem1"}')
+    for n, gone in enumerate(lost, 1):
+        if gone:
+            with open(os.path.join(d, "rounds", f"r{n}", "power-lost"), "w") as f:
+                f.write("after the cut: /dev/pmem1 lost the round's token\n")
+    return d
+
+
 class ExitStatus(unittest.TestCase):
     """0 only where the report says SURVIVED for every method of a complete run"""
 
@@ -312,6 +324,25 @@ class ExitStatus(unittest.TestCase):
         with open(os.path.join(d, "options.json"), "w") as f:
             f.write('{"methods": "apm,gpspm", "power_cut": "ssh pmem-host reboot"}')
         self.assertEqual(exit_status(d), 3)
+
+    def test_a_canary_that_lost_its_token_in_every_round_proves_the_cuts(self):
+        d = canary_folder([CLEAN, CLEAN], [True, True])
+        self.assertEqual(exit_status(d), 0)
+        rounds = load_rounds(d, "/dev/mem@0x8000000")
+        self.assertIn("shown in 2 of 2 judged round(s)", power_loss_line({"dram_canary": "/dev/mem@0x8000000"},
+                                                                        rounds))
+
+    def test_a_judged_round_without_the_canary_s_record_is_not_judged(self):
+        """(the runner leaves a round whose memory kept the token with an error; a
+        round with results and no record of the loss must not pass either)"""
+        d = canary_folder([CLEAN, CLEAN], [True, False])
+        self.assertEqual(exit_status(d), 3)
+        self.assertIn("no record that the DRAM canary", load_rounds(d, "/dev/pmem1")[1]["error"])
+
+    def test_without_a_canary_the_report_says_the_loss_of_power_is_not_shown(self):
+        d = run_folder([CLEAN])
+        self.assertEqual(exit_status(d), 0)
+        self.assertIn("**not shown**", power_loss_line({}, load_rounds(d)))
 
     def test_no_methods_known_is_3(self):
         self.assertEqual(exit_status(run_folder([CLEAN], methods="")), 3)

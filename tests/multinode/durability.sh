@@ -15,7 +15,11 @@
 #  run 1, round 2: nothing lost: every acknowledged write read back intact;
 #  run 2: GPSPM's memory back to its state from before the round, APM's to what it held
 #     after run 1's round 1 (an earlier run): every acknowledged write LOST;
-#  run 3: a power cut that reboots nothing: not judged, never SURVIVED.
+#  run 3: a power cut that reboots nothing: not judged, never SURVIVED;
+#  run 4 (make test-native-e2e): a warm reset for a power cut (power.sh reset: the
+#     server reboots, its RAM kept), named so that no word of it reads as a reboot:
+#     the DRAM canary (node1's reserved RAM, SOFTROCE_VM_DRAM_CANARY) kept its token,
+#     not judged. Every run gives the canary; runs 1 and 2 must show the power gone.
 # Then, with plain fio and the job files: a verify without the saved state must fail
 # on a block never written, and a saved state with create_serialize=0 is refused.
 set -u
@@ -99,7 +103,8 @@ runner() { # OUT PLATFORM ROUNDS [RUNNER OPTIONS...]
 		--power-cut "$POWER cut $SERVER_NODE" --wait-up "$POWER wait-up $SERVER_NODE 180" \
 		--mem "$DURABILITY_DEVDAX" --mem-size 16m --direct-write --methods "$(IFS=,; echo "${METHODS[*]}")" \
 		${RDMA_CORE:+--native} --rounds "$rounds" --bs 4k --iodepth "$DEPTH" --batch 4 --write-time 2 \
-		--port 7700 --before-restart "$PWD/$0 --platform" --out "$out" "$@" >>"$E2E_DIR/runner.log" 2>&1 || RC=$?
+		--port 7700 --before-restart "$PWD/$0 --platform" --dram-canary "$SOFTROCE_VM_DRAM_CANARY" \
+		--out "$out" "$@" >>"$E2E_DIR/runner.log" 2>&1 || RC=$?
 	sed -n '/^\[round/p; /^  [a-z]/p' "$E2E_DIR/runner.log" | tail -n $((rounds * 6))
 }
 
@@ -155,7 +160,16 @@ durability_rounds() {
 	done
 	grep -q "<td class='lost'><b>LOST [0-9]* acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
 		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
+	power_shown "$RUN" 2 run1
 	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
+}
+
+# the report of OUT (run RUN) says the canary showed the power gone in N of N rounds
+power_shown() { # OUT N RUN
+	local st=0
+	grep -q "^Loss of power: shown in $2 of $2 judged round(s) by the DRAM canary" "$1/report.md" ||
+		{ echo "  report.md: the loss of power not shown in $2 of $2 rounds" >>"$E2E_DIR/why"; st=1; }
+	e2e_result "$NAME-$3-power-loss-shown-by-dram-canary" "$st"
 }
 
 # run 2 (after the controls, which need run 1's last round on the device): the memory
@@ -183,6 +197,7 @@ reverted_round() {
 		fi
 	done
 	e2e_result "$NAME-reverted-memory-every-write-lost" "$st"
+	power_shown "$out" 1 run2
 	[ "$st" -eq 0 ] || runner_logs "$out"
 }
 
@@ -199,6 +214,23 @@ cut_that_did_nothing() {
 		st=1
 	fi
 	e2e_result "$NAME-cut-that-rebooted-nothing-not-judged" "$st"
+	[ "$st" -eq 0 ] || runner_logs "$out"
+}
+
+# run 4: a warm reset by a name no word of which reads as one: node1 reboots (a new
+# boot id), its RAM kept: the canary's token is still there, not judged
+warm_reset_not_judged() {
+	local out=$RUN-warm st=0
+	E2E_DIR=$E2E_TMP/$NAME
+	runner "$out" keep 1 --power-cut "$POWER reset $SERVER_NODE" --write-time 1
+	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
+	grep -q "memory kept the token written to $SOFTROCE_VM_DRAM_CANARY before the cut" "$out/rounds/r1/error" \
+		2>/dev/null || { echo "  no 'memory kept the token' in the round's error" >>"$E2E_DIR/why"; st=1; }
+	if ! grep -q '^| apm | \*\*NOT JUDGED' "$out/report.md" || grep -q '\*\*SURVIVED' "$out/report.md"; then
+		echo "  report.md: a verdict other than NOT JUDGED" >>"$E2E_DIR/why"
+		st=1
+	fi
+	e2e_result "$NAME-warm-reset-kept-the-canary-not-judged" "$st"
 	[ "$st" -eq 0 ] || runner_logs "$out"
 }
 
@@ -278,8 +310,12 @@ controls() {
 	e2e_show_logs_if "$st"
 }
 
+[ -n "${SOFTROCE_VM_DRAM_CANARY:-}" ] ||
+	{ echo "FAIL $NAME: no SOFTROCE_VM_DRAM_CANARY: run me on node0 of scripts/softroce-vm run --nodes 2"; exit 1; }
 if durability_rounds && controls; then
 	reverted_round
 	cut_that_did_nothing
+	# (make test-cxl's run has the same rounds, not this one: the reset is the VM's)
+	[ "$NAME" != durability ] || warm_reset_not_judged
 fi
 e2e_summary

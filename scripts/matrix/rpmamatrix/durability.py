@@ -29,8 +29,9 @@ def read_text(path):
         return ""
 
 
-def load_rounds(folder):
-    """Each round's shape, its per-method results and losses, or why it was not judged."""
+def load_rounds(folder, canary=""):
+    """Each round's shape, its per-method results and losses, or why it was not judged;
+    with a DRAM CANARY a round is judged only where it shows that the power went."""
     rounds = []
     dirs = glob.glob(os.path.join(folder, "rounds", "r*"))
     for d in sorted(dirs, key=lambda p: int(os.path.basename(p)[1:] or 0)):
@@ -38,7 +39,10 @@ def load_rounds(folder):
                                                                     "pattern"])
         results = read_tsv(os.path.join(d, "result.tsv"), ROUND_COLUMNS)
         # a round that says why it was not judged was not, whatever else it left
+        power_lost = read_text(os.path.join(d, "power-lost"))
         error = read_text(os.path.join(d, "error")) or malformed(results)
+        if not error and results and canary and not power_lost:
+            error = f"no record that the DRAM canary ({canary}) lost its token in the cut (power-lost)"
         if error:
             results = []
         rounds.append({
@@ -46,6 +50,7 @@ def load_rounds(folder):
             "results": results,
             "lost": read_tsv(os.path.join(d, "lost.tsv"), ["method", "round", "offset", "message"]),
             "error": error or ("" if results else "not finished"),
+            "power_lost": power_lost,
         })
     return rounds
 
@@ -119,11 +124,24 @@ def write_csvs(folder, rounds):
                 w.writerow([x["round"], x["method"], x["offset"], x.get("message", "")])
 
 
+def power_loss_line(options, rounds):
+    """Whether the run shows that the power went in each round it judged."""
+    canary = options.get("dram_canary", "")
+    judged = [rd for rd in rounds if not rd["error"]]
+    if not canary:
+        return ("Loss of power: **not shown** (no `--dram-canary`): a reset that keeps memory and "
+                "writes caches back would pass for a power cut.")
+    shown = sum(1 for rd in judged if rd["power_lost"])
+    return (f"Loss of power: shown in {shown} of {len(judged)} judged round(s) by the DRAM canary "
+            f"`{canary}`: the round's token, written there before the cut and read back, was gone "
+            "after it (a round whose memory kept it is not judged).")
+
+
 def what_it_shows(env, options):
     if env.get("in Soft-RoCE VM", "no").startswith("yes"):
-        return ["In the Soft-RoCE VM the server's PMem is an emulated NVDIMM backed by a file of the host, "
-                "and guest memory is never volatile: a power cut (its QEMU killed) loses nothing a real "
-                "platform could. This run shows the workflow and the checker, not a platform "
+        return ["In the Soft-RoCE VM the server's PMem is an emulated NVDIMM backed by a file of the host: "
+                "a power cut (its QEMU killed) loses the guest's RAM (the DRAM canary shows it) but nothing "
+                "a real platform's PMem could. This run shows the workflow and the checker, not a platform "
                 "(docs/hardware.md has how to qualify one)."]
     warm = warm_cut_note(options.get("power_cut", ""))
     lines = [f"**Not a power cut**: {warm[0].upper()}{warm[1:]}."] if warm else []
@@ -142,7 +160,7 @@ def cmd_durability(args):
     env = read_json(os.path.join(folder, "env.json"), {})
     status = read_text(os.path.join(folder, "status")) or "partial (no status)"
     methods = [m for m in options.get("methods", "").split(",") if m]
-    rounds = load_rounds(folder)
+    rounds = load_rounds(folder, options.get("dram_canary", ""))
     write_csvs(folder, rounds)
     md = ["# Durability across the server's power cuts", ""]
     if not status.startswith("complete"):
@@ -159,7 +177,7 @@ def cmd_durability(args):
            "power cut, which came while they were going (each job ended with its writes failing); "
            "those in flight then were never acknowledged. Read back, those of them the read-back "
            "read again. SURVIVED needs every round judged and every acknowledged write read back "
-           "intact.", ""]
+           "intact.", "", power_loss_line(options, rounds), ""]
     md += ["## Rounds", ""]
     md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
            "block read back with its header (the offset) and that pattern byte for byte, so no block "
@@ -189,7 +207,7 @@ def cmd_durability(args):
     md += ["", "## What this run shows", ""] + what_it_shows(env, options)
     md += ["", "## Environment", ""] + table_head(["", ""])
     for k in ("server_host", "server_ip", "server_mem", "server_size", "direct_write_to_pmem", "native",
-              "methods", "power_cut", "wait_up", "before_restart", "command"):
+              "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "command"):
         md.append(f"| {k} | `{options.get(k, '')}` |")
     md += [f"| {k} | {v} |" for k, v in env.items()]
     md += ["", f"status: {status}"]

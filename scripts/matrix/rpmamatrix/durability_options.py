@@ -22,14 +22,15 @@ DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST
             "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
             "WAIT_UP": "", "WAIT_UP_TIMEOUT": "600", "BEFORE_RESTART": "", "SERVER_MEM": "",
             "SERVER_SIZE": "", "DIRECT_WRITE": "0", "PORT_BASE": "7600", "NATIVE": "0", "VM_KERNEL": "",
-            "OUT": "", "DRY_RUN": "0", "IN_VM": "0"}
+            "DRAM_CANARY": "", "CANARY_PATH": "", "CANARY_BLOCK": "0", "OUT": "", "DRY_RUN": "0",
+            "IN_VM": "0"}
 # option -> the variable its value sets
 VALUE_OPTIONS = {"--server": "SSH_HOST", "--remote-dir": "REMOTE_DIR", "--server-ip": "SERVER_IP",
                  "--power-cut": "POWER_CUT", "--wait-up": "WAIT_UP", "--wait-up-timeout": "WAIT_UP_TIMEOUT",
                  "--before-restart": "BEFORE_RESTART", "--methods": "METHODS", "--rounds": "ROUNDS",
                  "--bs": "BS_LIST", "--iodepth": "QD_LIST", "--batch": "BATCH", "--write-time": "WRITE_TIME",
                  "--rate": "RATE", "--mem": "SERVER_MEM", "--mem-size": "SERVER_SIZE",
-                 "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--out": "OUT"}
+                 "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--dram-canary": "DRAM_CANARY", "--out": "OUT"}
 # option -> the variable it sets to 1
 FLAGS = {"--direct-write": "DIRECT_WRITE", "--native": "NATIVE", "--dry-run": "DRY_RUN", "--in-vm": "IN_VM"}
 # (the VM's node1: its power cut and its return, by the host's scripts/softroce-vm.d/power.sh)
@@ -39,7 +40,11 @@ RECORDED = [("methods", "METHODS"), ("rounds", "ROUNDS"), ("bs", "BS_LIST"), ("i
             ("batch", "BATCH"), ("write_time", "WRITE_TIME"), ("rate", lambda s: s["RATE"] or "auto"),
             ("server_ip", "SERVER_IP"), ("server_host", "SSH_HOST"), ("server_mem", "SERVER_MEM"),
             ("server_size", "SERVER_SIZE"), ("direct_write_to_pmem", "DIRECT_WRITE"), ("native", "NATIVE"),
-            ("power_cut", "POWER_CUT"), ("wait_up", "WAIT_UP"), ("before_restart", "BEFORE_RESTART")]
+            ("power_cut", "POWER_CUT"), ("wait_up", "WAIT_UP"), ("before_restart", "BEFORE_RESTART"),
+            ("dram_canary", "DRAM_CANARY")]
+# --dram-canary: a device's path, and a byte offset in it (a block's: 4 KiB)
+CANARY = re.compile(r"(/[^@\s]+)(?:@(0x[0-9a-fA-F]+|[0-9]+))?")
+CANARY_BYTES = 4096
 
 
 class UsageError(Exception):
@@ -132,6 +137,21 @@ def check(s):
         raise UsageError(f"--vm-kernel: '{s['VM_KERNEL']}' is neither 6.1 nor 6.12")
     if s["NATIVE"] == "1" and s["VM_KERNEL"] == "6.1":
         raise UsageError("--native: kernel 6.1's Soft-RoCE has no RDMA FLUSH: use --vm-kernel 6.12")
+    check_canary(s)
+
+
+def check_canary(s):
+    """--dram-canary PATH[@OFFSET] -> CANARY_PATH and CANARY_BLOCK (4 KiB blocks)."""
+    if not s["DRAM_CANARY"]:
+        return
+    m = CANARY.fullmatch(s["DRAM_CANARY"])
+    if not m:
+        raise UsageError(f"--dram-canary: '{s['DRAM_CANARY']}' is not a device's absolute path, "
+                         "with @OFFSET where it does not start at 0 (e.g. /dev/pmem1, /dev/mem@0x8000000)")
+    offset = int(m.group(2) or "0", 0)
+    if offset % CANARY_BYTES:
+        raise UsageError(f"--dram-canary: offset {m.group(2)} is not a multiple of {CANARY_BYTES}")
+    s["CANARY_PATH"], s["CANARY_BLOCK"] = m.group(1), str(offset // CANARY_BYTES)
 
 
 def check_server(s):
@@ -198,6 +218,10 @@ def vm_server(s, root):
     s["POWER_CUT"] = s["POWER_CUT"] or f"{root}/{VM_POWER} cut node1"
     s["WAIT_UP"] = s["WAIT_UP"] or f"{root}/{VM_POWER} wait-up node1 {s['WAIT_UP_TIMEOUT']}"
     s["SERVER_MEM"] = s["SERVER_MEM"] or "/dev/dax0.0"
+    # (the RAM the VM reserves on every node: its cut loses it, a warm reset does not)
+    if not s["DRAM_CANARY"]:
+        s["DRAM_CANARY"] = os.environ.get("SOFTROCE_VM_DRAM_CANARY", "")
+        check_canary(s)
 
 
 def notes(s, prog):
@@ -211,6 +235,9 @@ def notes(s, prog):
     warm = warm_cut_note(s["POWER_CUT"])
     if warm:
         out.append(f"{prog}: warning: {warm}")
+    if not s["DRAM_CANARY"] and (s["SSH_HOST"] or s["IN_VM"] == "1"):
+        out.append(f"{prog}: note: without --dram-canary nothing shows that the power went: a reset that "
+                   "keeps memory and writes caches back would pass for a power cut (docs/hardware.md)")
     return [f"printf '%s\\n' {shlex.quote(note)} >&2" for note in out]
 
 

@@ -77,8 +77,10 @@ def dry_run_text(options):
 def round_identity():
     """A round's SEED (63 random bits: fio takes no more) and PATTERN (16 random bytes):
     offsets and a pattern of its own, so that no block an earlier round, an earlier run
-    or another program left can pass for one of this round's writes."""
-    return {"SEED": str(secrets.randbits(63)), "PATTERN": "0x" + secrets.token_hex(16)}
+    or another program left can pass for one of this round's writes; and CANARY, the
+    token --dram-canary's block holds before the cut (none of an earlier round)."""
+    return {"SEED": str(secrets.randbits(63)), "PATTERN": "0x" + secrets.token_hex(16),
+            "CANARY": secrets.token_hex(16)}
 
 
 def cmd_durability_round(args):

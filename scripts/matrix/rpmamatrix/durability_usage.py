@@ -26,6 +26,13 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
   --wait-up CMD          returns once the server is back (default: until ssh HOST
                          answers with a new boot id); either way the server must have
                          booted again (its boot id)
+  --dram-canary PATH[@OFFSET]
+                         proof that the power went: a 4 KiB block of the server's
+                         RAM that a reset keeps and a power loss does not, e.g.
+                         /dev/pmem1 of memmap=16M!ADDR (docs/hardware.md); before
+                         each cut a token of the round is written there, after it
+                         the token must be gone, else the round is not judged (in
+                         the VM: node1's reserved RAM, /dev/mem@0x8000000)
   --wait-up-timeout S    at most this long (default $WAIT_UP_TIMEOUT)
   --before-restart CMD   run here once the server is back, before its jobs start
                          again (DURABILITY_ROUND, DURABILITY_ROUND_DIR in its
