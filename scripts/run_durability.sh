@@ -110,7 +110,7 @@ canary_check() { # RD
 	fi
 	if [ "$got" = "$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")" ]; then
 		echo "the server's memory kept the token written to $DRAM_CANARY before the cut: the power did" \
-			"not go (a reset, not a power cut)" >"$rd/error"
+			"not go (a reset, not a power cut), or $DRAM_CANARY is no volatile memory" >"$rd/error"
 		return 1
 	fi
 	echo "after the cut: $DRAM_CANARY lost the round's token" | tee -a "$rd/canary.log" >"$rd/power-lost"
@@ -238,6 +238,7 @@ write_and_cut() { # RD
 		return 1
 	fi
 	canary_check "$rd" || return 1
+	[ -z "$DRAM_CANARY" ] || step "$R" "back: its DRAM canary ($DRAM_CANARY) lost the round's token, the power went"
 	if [ -n "$BEFORE_RESTART" ] && ! DURABILITY_ROUND=$R DURABILITY_ROUND_DIR=$rd \
 			sh -c "$BEFORE_RESTART" >"$rd/before-restart.log" 2>&1; then
 		echo "--before-restart failed: before-restart.log" >"$rd/error"
