@@ -156,6 +156,15 @@ class Settings(unittest.TestCase):
                        "/r")
         self.assertFalse(any("without --dram-canary" in n for n in opts.notes(s, "p")))
 
+    def test_dev_mem_on_hardware_gets_a_note_about_the_caches(self):
+        args = ["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0", "--dram-canary", "/dev/mem@4096"]
+        s = opts.parse(args, "/r")
+        opts.check(s)
+        self.assertTrue(any("writes its token through the CPU" in n for n in opts.notes(s, "p")))
+        s = opts.parse(args + ["--in-vm"], "/r")
+        opts.check(s)
+        self.assertFalse(any("writes its token through the CPU" in n for n in opts.notes(s, "p")))
+
     def test_in_the_vm_the_canary_is_node1_s_reserved_ram(self):
         s = opts.parse(["--in-vm"], "/r")
         os.environ["SOFTROCE_VM_DRAM_CANARY"] = "/dev/mem@0x8000000"

@@ -235,6 +235,10 @@ def notes(s, prog):
     warm = warm_cut_note(s["POWER_CUT"])
     if warm:
         out.append(f"{prog}: warning: {warm}")
+    if s["CANARY_PATH"] == "/dev/mem" and s["IN_VM"] == "0":
+        out.append(f"{prog}: note: --dram-canary /dev/mem writes its token through the CPU's caches, which "
+                   "a reset need not write back to DRAM: a reset could then pass for a loss of power; "
+                   "prefer /dev/pmemN of memmap=SIZE!ADDR (docs/hardware.md)")
     if not s["DRAM_CANARY"] and (s["SSH_HOST"] or s["IN_VM"] == "1"):
         out.append(f"{prog}: note: without --dram-canary nothing shows that the power went: a reset that "
                    "keeps memory and writes caches back would pass for a power cut (docs/hardware.md)")
