@@ -89,6 +89,11 @@ canary_set() { # RD
 	local rd=$1 want
 	[ -n "$DRAM_CANARY" ] || return 0
 	want=$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")
+	if ! canary "$rd" check "$CANARY_PATH" "$CANARY_BLOCK"; then
+		echo "--dram-canary: $DRAM_CANARY is no RAM that the server's kernel leaves alone across a reboot" \
+			"(canary.log)" >"$rd/error"
+		return 1
+	fi
 	if ! canary "$rd" write "$CANARY_PATH" "$CANARY_BLOCK" "$CANARY"; then
 		echo "--dram-canary: the token could not be written to $DRAM_CANARY on the server (canary.log)" >"$rd/error"
 		return 1

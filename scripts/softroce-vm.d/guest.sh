@@ -176,7 +176,7 @@ EOF
 write_node_env() {
 	local v
 	for v in RPMA_TEST_ADDR RPMA_TEST_IWARP_ADDR RPMA_TEST_TRANSPORT RPMA_TEST_DEVDAX RPMA_TEST_CXL_DEVDAX RPMA_TEST_FSDAX_DIR SOFTROCE_VM SOFTROCE_VM_ACCEL \
-		SOFTROCE_VM_NODE SOFTROCE_VM_NODES SOFTROCE_VM_DRAM_CANARY; do
+		SOFTROCE_VM_NODE SOFTROCE_VM_NODES SOFTROCE_VM_DRAM_CANARY SOFTROCE_VM_PMEM_CANARY; do
 		[[ -n ${!v:-} ]] && echo "export $v=${!v}"
 	done >"$NODE_ENV"
 }
@@ -237,6 +237,18 @@ setup_pmem() {
 	note "pmem: RPMA_TEST_DEVDAX=/dev/$chardev RPMA_TEST_FSDAX_DIR=$FSDAX_DIR (ext4 -o dax on /dev/$blockdev)"
 	export RPMA_TEST_DEVDAX=/dev/$chardev
 	export RPMA_TEST_FSDAX_DIR=$FSDAX_DIR
+}
+
+# --nodes --pmem: the legacy PMem of the host's memmap=16M!ADDR (RAM a power cut loses:
+# the durability runner's canary as hardware has it) -> SOFTROCE_VM_PMEM_CANARY
+pmem_canary() {
+	local d
+	for d in /sys/class/block/pmem*; do
+		case $(readlink -f "$d/device") in
+		*/e820_pmem/*) export SOFTROCE_VM_PMEM_CANARY=/dev/${d##*/} ;;
+		esac
+	done
+	return 0
 }
 
 # Poll CHECK every 0.2 s for at most S seconds; die naming WHAT when it never holds.
@@ -307,7 +319,7 @@ main() {
 	else
 		setup_local
 	fi
-	[[ $PMEM == 1 ]] && setup_pmem
+	[[ $PMEM == 1 ]] && setup_pmem && pmem_canary
 	[[ ${CXL:-0} == 1 ]] && setup_cxl
 	export SOFTROCE_VM=1
 	# the accelerator that runs this guest (kvm or tcg), for reports

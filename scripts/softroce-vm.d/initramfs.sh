@@ -26,6 +26,7 @@ MODULES_BASE=(
 MODULES_IWARP=('?siw')
 MODULES_PMEM=(
 	nfit nd_pmem dax_pmem device_dax
+	'?nd_e820' # after nfit: the NVDIMM is region0; memmap=SIZE!ADDR (a node's canary) then region1
 	ext4
 )
 # --cxl: the CXL bus and a type-3 device's persistent capacity as an nvdimm region

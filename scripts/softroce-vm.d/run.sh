@@ -210,8 +210,10 @@ CXL_MIB=256
 
 # --nodes: each guest's 1 MiB of RAM at 128 MiB is reserved (memmap=) and its kernel
 # leaves it alone: a warm reset keeps its bytes, a power cut (QEMU killed) does not.
-# The durability runner's DRAM canary: /dev/mem at that address (SOFTROCE_VM_DRAM_CANARY).
-CANARY_ADDR=0x8000000
+# The durability runner's DRAM canary: /dev/mem at that address (SOFTROCE_VM_DRAM_CANARY);
+# with --pmem also 16 MiB at 144 MiB as legacy PMem, the form hardware is told to use
+# (memmap=SIZE!ADDR: /dev/pmemN of an e820 region, SOFTROCE_VM_PMEM_CANARY).
+CANARY_ADDR=0x8000000 PMEM_CANARY_ADDR=0x9000000
 
 # Node I's QEMU arguments -> QARGS; with --pmem it creates the NVDIMM's backing file
 # (--cxl: the CXL device's).
@@ -239,6 +241,7 @@ qemu_args() { # V I
 		# would make its path longer than a Unix socket's can be)
 		((${#dir} > 90)) || net_args+=(-qmp "unix:$(qesc "$dir/qmp.sock"),server=on,wait=off")
 		append+=" memmap=1M\$$CANARY_ADDR"
+		((!OPT_PMEM)) || append+=" memmap=16M!$PMEM_CANARY_ADDR"
 	fi
 	if ((OPT_PMEM)); then
 		size=$((OPT_PMEM_MIB * 1024 * 1024 + 128 * 1024)) # + the label area

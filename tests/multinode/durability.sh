@@ -19,7 +19,10 @@
 #  run 4 (make test-native-e2e): a warm reset for a power cut (power.sh reset: the
 #     server reboots, its RAM kept), named so that no word of it reads as a reboot:
 #     the DRAM canary (node1's reserved RAM, SOFTROCE_VM_DRAM_CANARY) kept its token,
-#     not judged. Every run gives the canary; runs 1 and 2 must show the power gone.
+#     not judged. Every run gives the canary: run 1 node1's reserved RAM by /dev/mem,
+#     runs 2 and 4 its legacy PMem of memmap=16M!ADDR (/dev/pmemN, the form hardware
+#     is told to use, SOFTROCE_VM_PMEM_CANARY); runs 1 and 2 must show the power gone;
+#     node1's NVDIMM-backed /dev/pmemN is refused as one (it keeps its bytes).
 # Then, with plain fio and the job files: a verify without the saved state must fail
 # on a block never written, and a saved state with create_serialize=0 is refused.
 set -u
@@ -177,7 +180,7 @@ power_shown() { # OUT N RUN
 reverted_round() {
 	local out=$RUN-revert m a n st i=0 i0
 	E2E_DIR=$E2E_TMP/$NAME
-	runner "$out" revert 1
+	runner "$out" revert 1 --dram-canary "$SOFTROCE_VM_PMEM_CANARY"
 	st=0
 	judged "$out" 1 || st=1
 	for m in "${METHODS[@]}"; do
@@ -222,9 +225,10 @@ cut_that_did_nothing() {
 warm_reset_not_judged() {
 	local out=$RUN-warm st=0
 	E2E_DIR=$E2E_TMP/$NAME
-	runner "$out" keep 1 --power-cut "$POWER reset $SERVER_NODE" --write-time 1
+	runner "$out" keep 1 --power-cut "$POWER reset $SERVER_NODE" --write-time 1 \
+		--dram-canary "$SOFTROCE_VM_PMEM_CANARY"
 	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
-	grep -q "memory kept the token written to $SOFTROCE_VM_DRAM_CANARY before the cut" "$out/rounds/r1/error" \
+	grep -q "memory kept the token written to $SOFTROCE_VM_PMEM_CANARY before the cut" "$out/rounds/r1/error" \
 		2>/dev/null || { echo "  no 'memory kept the token' in the round's error" >>"$E2E_DIR/why"; st=1; }
 	if ! grep -q '^| apm | \*\*NOT JUDGED' "$out/report.md" || grep -q '\*\*SURVIVED' "$out/report.md"; then
 		echo "  report.md: a verdict other than NOT JUDGED" >>"$E2E_DIR/why"
@@ -232,6 +236,26 @@ warm_reset_not_judged() {
 	fi
 	e2e_result "$NAME-warm-reset-kept-the-canary-not-judged" "$st"
 	[ "$st" -eq 0 ] || runner_logs "$out"
+}
+
+# node1's fsdax namespace on the NVDIMM (/dev/pmemN, not a memmap= region's) keeps its
+# bytes through a power cut: refused as a canary, naming why
+canary_on_pmem_refused() {
+	local dev out st=0
+	E2E_DIR=$E2E_TMP/$NAME
+	dev=$(timeout 30 ssh -n "$SERVER_NODE" 'ls /dev/pmem* 2>/dev/null' | grep -vx "$SOFTROCE_VM_PMEM_CANARY" | head -n 1)
+	if [ -z "$dev" ]; then
+		echo "  node1 has no /dev/pmemN" >>"$E2E_DIR/why"
+		st=1
+	elif out=$(timeout 30 ssh -n "$SERVER_NODE" "$PWD/scripts/matrix/dram_canary.sh" check "$dev" 0 2>&1); then
+		echo "  $dev (the NVDIMM's) accepted as a canary" >>"$E2E_DIR/why"
+		st=1
+	elif ! grep -q "$dev is no legacy PMem device of a memmap=SIZE!ADDR region" <<<"$out"; then
+		echo "  $dev refused without naming why: $out" >>"$E2E_DIR/why"
+		st=1
+	fi
+	echo "  $dev as a canary: ${out:-?}"
+	e2e_result "$NAME-canary-on-nvdimm-pmem-refused" "$st"
 }
 
 # what went wrong: the runner's output, each round's reason and the ends' last words
@@ -310,12 +334,16 @@ controls() {
 	e2e_show_logs_if "$st"
 }
 
-[ -n "${SOFTROCE_VM_DRAM_CANARY:-}" ] ||
-	{ echo "FAIL $NAME: no SOFTROCE_VM_DRAM_CANARY: run me on node0 of scripts/softroce-vm run --nodes 2"; exit 1; }
+if [ -z "${SOFTROCE_VM_DRAM_CANARY:-}" ] || [ -z "${SOFTROCE_VM_PMEM_CANARY:-}" ]; then
+	echo "FAIL $NAME: no SOFTROCE_VM_DRAM_CANARY or SOFTROCE_VM_PMEM_CANARY: run me on node0 of" \
+		"scripts/softroce-vm run --nodes 2 --pmem"
+	exit 1
+fi
 if durability_rounds && controls; then
 	reverted_round
 	cut_that_did_nothing
 	# (make test-cxl's run has the same rounds, not this one: the reset is the VM's)
 	[ "$NAME" != durability ] || warm_reset_not_judged
+	canary_on_pmem_refused
 fi
 e2e_summary

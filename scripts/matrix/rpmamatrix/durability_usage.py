@@ -29,7 +29,7 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
   --dram-canary PATH[@OFFSET]
                          proof that the power went: a 4 KiB block of the server's
                          RAM that a reset keeps and a power loss does not, e.g.
-                         /dev/pmem1 of memmap=16M!ADDR (docs/hardware.md); before
+                         /dev/pmemN of memmap=16M!ADDR (docs/hardware.md); before
                          each cut a token of the round is written there, after it
                          the token must be gone, else the round is not judged (in
                          the VM: node1's reserved RAM, /dev/mem@0x8000000)
