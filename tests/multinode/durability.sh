@@ -204,38 +204,36 @@ reverted_round() {
 	[ "$st" -eq 0 ] || runner_logs "$out"
 }
 
-# run 3: a power cut that does nothing: the server's boot id is the same after it
-cut_that_did_nothing() {
-	local out=$RUN-nocut st=0
+# A run of one round that must not be judged: exit 3, WHY in the round's error, the
+# verdicts NOT JUDGED and never SURVIVED
+not_judged_run() { # OUT WHY TEST RUNNER_OPTIONS...
+	local out=$1 why=$2 test=$3 st=0
+	shift 3
 	E2E_DIR=$E2E_TMP/$NAME
-	runner "$out" keep 1 --power-cut true --wait-up true --write-time 1
+	runner "$out" keep 1 "$@"
 	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
-	grep -q "did not boot again" "$out/rounds/r1/error" 2>/dev/null ||
-		{ echo "  no 'did not boot again' in the round's error" >>"$E2E_DIR/why"; st=1; }
+	grep -q "$why" "$out/rounds/r1/error" 2>/dev/null ||
+		{ echo "  no '$why' in the round's error" >>"$E2E_DIR/why"; st=1; }
 	if ! grep -q '^| apm | \*\*NOT JUDGED' "$out/report.md" || grep -q '\*\*SURVIVED' "$out/report.md"; then
 		echo "  report.md: a verdict other than NOT JUDGED" >>"$E2E_DIR/why"
 		st=1
 	fi
-	e2e_result "$NAME-cut-that-rebooted-nothing-not-judged" "$st"
+	e2e_result "$NAME-$test" "$st"
 	[ "$st" -eq 0 ] || runner_logs "$out"
+}
+
+# run 3: a power cut that does nothing: the server's boot id is the same after it
+cut_that_did_nothing() {
+	not_judged_run "$RUN-nocut" "did not boot again" cut-that-rebooted-nothing-not-judged \
+		--power-cut true --wait-up true --write-time 1
 }
 
 # run 4: a warm reset by a name no word of which reads as one: node1 reboots (a new
 # boot id), its RAM kept: the canary's token is still there, not judged
 warm_reset_not_judged() {
-	local out=$RUN-warm st=0
-	E2E_DIR=$E2E_TMP/$NAME
-	runner "$out" keep 1 --power-cut "$POWER reset $SERVER_NODE" --write-time 1 \
+	not_judged_run "$RUN-warm" "memory kept the token written to $SOFTROCE_VM_PMEM_CANARY before the cut" \
+		warm-reset-kept-the-canary-not-judged --power-cut "$POWER reset $SERVER_NODE" --write-time 1 \
 		--dram-canary "$SOFTROCE_VM_PMEM_CANARY"
-	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
-	grep -q "memory kept the token written to $SOFTROCE_VM_PMEM_CANARY before the cut" "$out/rounds/r1/error" \
-		2>/dev/null || { echo "  no 'memory kept the token' in the round's error" >>"$E2E_DIR/why"; st=1; }
-	if ! grep -q '^| apm | \*\*NOT JUDGED' "$out/report.md" || grep -q '\*\*SURVIVED' "$out/report.md"; then
-		echo "  report.md: a verdict other than NOT JUDGED" >>"$E2E_DIR/why"
-		st=1
-	fi
-	e2e_result "$NAME-warm-reset-kept-the-canary-not-judged" "$st"
-	[ "$st" -eq 0 ] || runner_logs "$out"
 }
 
 # node1's fsdax namespace on the NVDIMM (/dev/pmemN, not a memmap= region's) keeps its
