@@ -11,7 +11,7 @@
 # on the files: each round a platform that
 #   - keeps everything: nothing lost, every acknowledged write read back;
 #   - reverts to its state from before the round: every acknowledged write LOST;
-#   - reverts to an earlier round's state (the same offsets written again): all LOST;
+#   - reverts to an earlier round's state (its blocks where this round wrote): all LOST;
 #   - hands one job's region back holding the other's blocks of the same round;
 #   - loses the writes of the last 100 ms (fewer than all): exactly those offsets, each method counted
 #     over all of its own writes, with a torn block (its data, not its header);
@@ -103,6 +103,15 @@ round() { # NAME LOSS [CUT]
 	(cd "$WORK/dev" && write_and_cut "$rd" && read_back "$rd")
 }
 
+# COMMAND... with apm's writes at twice the rate of gpspm's
+apm_twice_as_fast() {
+	local rc=0
+	sed -i 's/^\[apm\]$/[apm]\nrate_iops=300/' "$WORK/dev/durability-host.fio"
+	"$@" || rc=$?
+	sed -i '/^rate_iops=300$/d' "$WORK/dev/durability-host.fio"
+	return "$rc"
+}
+
 figure() { # ROUND METHOD COLUMN (result.tsv: 6 acknowledged 7 read back 8 lost 9 unread 10 issued)
 	awk -F'\t' -v m="$2" -v c="$3" '$1 == m { print $c }' "$WORK/$1/result.tsv"
 }
@@ -177,10 +186,8 @@ loses_last_writes() {
 		    with open(f"{rd}/expected-{job}", "w") as f:
 		        f.write("".join(f"{o}\n" for o in sorted(set(lost))))
 	EOF
-	# apm's writes at twice the rate of gpspm's
-	sed -i 's/^\[apm\]$/[apm]\nrate_iops=300/' "$WORK/dev/durability-host.fio"
-	round recent "python3 '$WORK/lose-recent.py' '$WORK' '$WORK/recent'" || { cat "$WORK/recent/error"; return 1; }
-	sed -i '/^rate_iops=300$/d' "$WORK/dev/durability-host.fio"
+	apm_twice_as_fast round recent "python3 '$WORK/lose-recent.py' '$WORK' '$WORK/recent'" ||
+		{ cat "$WORK/recent/error"; return 1; }
 	local m want got
 	for m in apm gpspm; do
 		want=$(tr '\n' ' ' <"$WORK/recent/expected-$m")
@@ -197,16 +204,21 @@ loses_last_writes() {
 	grep -q "got pattern" "$WORK/recent/lost.tsv" # the torn block, and what fio read there
 }
 
-# the platform hands gpspm's region back holding apm's blocks of the same round (the
-# same seed: the same offsets, in the same order; a region mapped to the wrong job):
-# every gpspm write LOST, none of apm's (each job its own pattern)
+# the platform hands gpspm's region back holding apm's (a region mapped to the wrong
+# job): every gpspm write LOST, none of apm's. The jobs' offsets differ (fio mixes each
+# job's number into the seed) but meet here and there, apm writing twice as fast: there
+# apm's block has the right header and only the job's pattern byte tells it apart.
+# (How many met is printed: it varies from run to run, and can be none.)
 aliased_region() {
-	round aliased "cp '$WORK/dev/apm.0.0' '$WORK/dev/gpspm.0.0'" || { cat "$WORK/aliased/error"; return 1; }
+	apm_twice_as_fast round aliased "cp '$WORK/dev/apm.0.0' '$WORK/dev/gpspm.0.0'" ||
+		{ cat "$WORK/aliased/error"; return 1; }
 	cut -f1,6- "$WORK/aliased/result.tsv"
+	echo "gpspm's writes where apm's block was read: $(grep -c "got pattern '01', wanted '02'" \
+		"$WORK/aliased/lost.tsv")"
 	local a
 	a=$(figure aliased gpspm 6)
-	[ "${a:-0}" -gt 0 ] && [ "$(figure aliased gpspm 8)" = "$a" ] && [ "$(figure aliased apm 8)" = 0 ] &&
-		[ "$(figure aliased apm 6)" -ge "$a" ]
+	[ "${a:-0}" -gt 0 ] && [ "$(figure aliased gpspm 8)" = "$a" ] && [ "$(figure aliased gpspm 7)" = "$a" ] &&
+		[ "$(figure aliased apm 6)" -gt 0 ] && [ "$(figure aliased apm 8)" = 0 ]
 }
 
 # no boot id before the cut: no reboot could be seen, the round is not judged

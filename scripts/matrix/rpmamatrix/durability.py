@@ -183,7 +183,7 @@ def cmd_durability(args):
            "block read back with its header (the offset) and that pattern byte for byte, so no block "
            "that an earlier round, an earlier run or another program left could pass for one of the "
            "round's writes. Each job appends a byte of its own to the pattern (apm 01, gpspm 02, "
-           "apm-native 03): the jobs share the seed, and so the offsets, and a region holding "
+           "apm-native 03): the jobs share the seed (their offsets may meet), and a region holding "
            "another job's blocks fails too.", ""]
     md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "seed", "pattern", "method",
                       "issued", "acknowledged", "read back", "lost"])
