@@ -85,10 +85,21 @@ canary() { # RD VERB ARGS...: dram_canary.sh on the server
 	on_server "$REMOTE_DIR/scripts/matrix/dram_canary.sh" "$@" 2>>"$rd/canary.log"
 }
 
+# Does the canary hold the token CANARY? 0 yes, 1 no, 2 it could not be read WHEN
+# (RD/error says so)
+canary_holds() { # RD WHEN
+	local got
+	if ! got=$(canary "$1" hash "$CANARY_PATH" "$CANARY_BLOCK") || [ -z "$got" ]; then
+		echo "--dram-canary: $DRAM_CANARY could not be read $2 (canary.log)" >"$1/error"
+		return 2
+	fi
+	[ "$got" = "$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")" ]
+}
+
+# the token CANARY written to the canary, which must hold it
 canary_set() { # RD
-	local rd=$1 want
+	local rd=$1 rc=0
 	[ -n "$DRAM_CANARY" ] || return 0
-	want=$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")
 	if ! canary "$rd" check "$CANARY_PATH" "$CANARY_BLOCK"; then
 		echo "--dram-canary: $DRAM_CANARY is no RAM that the server's kernel leaves alone across a reboot" \
 			"(canary.log)" >"$rd/error"
@@ -98,27 +109,67 @@ canary_set() { # RD
 		echo "--dram-canary: the token could not be written to $DRAM_CANARY on the server (canary.log)" >"$rd/error"
 		return 1
 	fi
-	if [ "$(canary "$rd" hash "$CANARY_PATH" "$CANARY_BLOCK")" != "$want" ]; then
-		echo "--dram-canary: $DRAM_CANARY did not hold the token just written to it (canary.log)" >"$rd/error"
-		return 1
-	fi
-	echo "before the cut: $DRAM_CANARY holds the round's token" >>"$rd/canary.log"
+	canary_holds "$rd" "right after the write" || rc=$?
+	[ "$rc" != 1 ] || echo "--dram-canary: $DRAM_CANARY did not hold the token just written to it (canary.log)" \
+		>"$rd/error"
+	[ "$rc" = 0 ] || return 1
+	echo "$DRAM_CANARY holds the token $CANARY" >>"$rd/canary.log"
 }
 
 # after the cut: the token must be gone (RD/power-lost says so), else not judged
 canary_check() { # RD
-	local rd=$1 got
+	local rd=$1 rc=0
 	[ -n "$DRAM_CANARY" ] || return 0
-	if ! got=$(canary "$rd" hash "$CANARY_PATH" "$CANARY_BLOCK") || [ -z "$got" ]; then
-		echo "--dram-canary: $DRAM_CANARY could not be read after the cut (canary.log)" >"$rd/error"
-		return 1
-	fi
-	if [ "$got" = "$("$ROOT/scripts/matrix/dram_canary.sh" expect "$CANARY")" ]; then
+	canary_holds "$rd" "after the cut" || rc=$?
+	[ "$rc" != 2 ] || return 1
+	if [ "$rc" = 0 ]; then
 		echo "the server's memory kept the token written to $DRAM_CANARY before the cut: the power did" \
 			"not go (a reset, not a power cut), or $DRAM_CANARY is no volatile memory" >"$rd/error"
 		return 1
 	fi
 	echo "after the cut: $DRAM_CANARY lost the round's token" | tee -a "$rd/canary.log" >"$rd/power-lost"
+}
+
+# ---- --canary-reset: can the canary fail? ----
+# Once before the rounds: a token written to the canary must survive a reset that
+# keeps RAM. Where it does not, the firmware or a kernel clears the canary at boot,
+# a reset would lose the token as a power cut does, and the canary proves nothing.
+# OUT/canary-control/kept, or the reason in OUT/canary-control/error.
+canary_control() {
+	local cd=$OUT/canary-control id0 rc=0
+	[ -n "$CANARY_RESET" ] || return 0
+	mkdir -p "$cd"
+	CANARY=control-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+	id0=$(boot_id)
+	[ -n "$id0" ] || { echo "the server's boot id could not be read before the reset" >"$cd/error"; return 1; }
+	canary_set "$cd" || return 1
+	echo "$PROG: the canary's control: $DRAM_CANARY holds a token, which --canary-reset must keep" >&2
+	sh -c "$CANARY_RESET" >"$cd/reset.log" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || { echo "--canary-reset failed with status $rc (reset.log)" >"$cd/error"; return 1; }
+	if ! wait_up "$id0" >"$cd/wait-up.log" 2>&1; then
+		echo "the server was not back within ${WAIT_UP_TIMEOUT}s of --canary-reset (wait-up.log)" >"$cd/error"
+		return 1
+	fi
+	booted_again "$id0" "$cd" "--canary-reset reset nothing" || return 1
+	canary_holds "$cd" "after --canary-reset" || rc=$?
+	[ "$rc" != 2 ] || return 1
+	if [ "$rc" = 1 ]; then
+		echo "$DRAM_CANARY lost its token in a reset (--canary-reset): the server's firmware or kernel" \
+			"clears it at boot, so on this platform its loss cannot tell a power cut from a reset;" \
+			"no round was run" >"$cd/error"
+		return 1
+	fi
+	echo "a reset kept the token in $DRAM_CANARY" | tee -a "$cd/canary.log" >"$cd/kept"
+	echo "$PROG: the canary's control: the reset kept it; a round's cut must not" >&2
+}
+
+# Has the server booted since BOOT_ID? (else RD/error says so, and WHY it matters)
+booted_again() { # BOOT_ID RD WHY
+	local id1
+	id1=$(boot_id)
+	[ -z "$id1" ] || [ "$id1" = "$1" ] || return 0
+	echo "the server did not boot again (boot id '$1' -> '$id1'): $3" >"$2/error"
+	return 1
 }
 
 # --wait-up's command, or by default until the server answers over ssh with a boot id
@@ -192,7 +243,7 @@ client_end_after_cut() { # RD
 # A round's writes, the power cut while they go on, the server back. Returns non-zero
 # (its reason in RD/error) when the round cannot say anything about durability.
 write_and_cut() { # RD
-	local rd=$1 id0 id1 rc=0
+	local rd=$1 id0 rc=0
 	# without the boot id from before the cut, no reboot can be seen after it
 	id0=$(boot_id)
 	[ -n "$id0" ] || { echo "the server's boot id could not be read before the cut: no reboot could be seen" \
@@ -237,11 +288,7 @@ write_and_cut() { # RD
 		echo "the server was not back within ${WAIT_UP_TIMEOUT}s: wait-up.log" >"$rd/error"
 		return 1
 	fi
-	id1=$(boot_id)
-	if [ -z "$id1" ] || [ "$id1" = "$id0" ]; then
-		echo "the server did not boot again (boot id '$id0' -> '$id1'): was its power cut?" >"$rd/error"
-		return 1
-	fi
+	booted_again "$id0" "$rd" "was its power cut?" || return 1
 	canary_check "$rd" || return 1
 	[ -z "$DRAM_CANARY" ] || step "$R" "back: its DRAM canary ($DRAM_CANARY) lost the round's token, the power went"
 	if [ -n "$BEFORE_RESTART" ] && ! DURABILITY_ROUND=$R DURABILITY_ROUND_DIR=$rd \
@@ -305,6 +352,12 @@ rounds() {
 	printf '%s\n' "$OPTIONS_JSON" >"$OUT/options.json"
 	capture_env >"$OUT/env.json"
 	trap on_interrupt INT TERM
+	if ! canary_control; then
+		trap - INT TERM
+		echo "$PROG: the canary's control: $(cat "$OUT/canary-control/error" 2>/dev/null || echo failed)" >&2
+		echo "partial (the DRAM canary's control failed: no round was run)" >"$OUT/status"
+		return 0
+	fi
 	START=$SECONDS
 	for ((R = 1; R <= ROUNDS; R++)); do
 		rd=$OUT/rounds/r$R

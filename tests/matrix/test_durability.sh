@@ -82,6 +82,7 @@ setup() {
 	# its rounds are planned from
 	METHODS=apm,gpspm METHOD_LIST=(apm gpspm) WRITE_TIME=1 SERVER_SIZE=2m SERVER_IP='' SERVER_MEM=''
 	NATIVE=0 DIRECT_WRITE=1 PORT_BASE=7600 SSH_HOST='' WAIT_UP=$BACK WAIT_UP_TIMEOUT=600 DRAM_CANARY=''
+	CANARY_RESET=''
 	REMOTE_DIR=$ROOT
 	printf '{"methods": "%s", "rounds": "1", "bs": "4k", "iodepth": "1", "batch": "1", "write_time": "%s",
 		"rate": "150", "server_size": "%s"}\n' "$METHODS" "$WRITE_TIME" "$SERVER_SIZE" >"$WORK/options.json"
@@ -312,6 +313,58 @@ canary_refused() {
 	return "$rc"
 }
 
+# --canary-reset: a round as the runner runs it with the canary, its control RESET
+# before it and the round's cut CUT; the run's exit status
+canary_run() { # RUN RESET CUT
+	OUT=$WORK/$1 ROUNDS=1 BEFORE_RESTART=true POWER_CUT=$3 CANARY_RESET=$2
+	DRAM_CANARY=/dev/pmem9 CANARY_PATH=/dev/pmem9 CANARY_BLOCK=0 FAKE_RAM=$CANARY_RAM
+	local recorded='"dram_canary": "/dev/pmem9"'
+	[ -z "$2" ] || recorded+=', "canary_reset": "a reset"'
+	OPTIONS_JSON=$(sed "s|\"rounds\": \"1\"|&, $recorded|" "$WORK/options.json")
+	echo boot-11 >"$WORK/boot-id"
+	local rc=0
+	(cd "$WORK/dev" && rounds && exit_status) || rc=$?
+	DRAM_CANARY='' FAKE_RAM='' CANARY_RESET=''
+	echo "$1: status: $(cat "$OUT/status"), exit status $rc"
+	cat "$OUT/canary-control/error" 2>/dev/null
+	return "$rc"
+}
+
+REBOOT="od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
+
+# A platform whose firmware clears memory at every boot, and a "power cut" that is a
+# reset keeping all else: the canary loses its token in the round as in a power cut.
+# Without --canary-reset nothing tells, and the run passes (the control: the hole is
+# there); with it, the reset loses the token as well, and no round runs: exit 3
+clearing_firmware() {
+	local rc=0
+	canary_run unchecked '' "$CUT$LOSE_RAM" || return 1
+	canary_run cleared "$REBOOT$LOSE_RAM" "$CUT$LOSE_RAM" || rc=$?
+	[ "$rc" = 3 ] && [ ! -e "$WORK/cleared/rounds/r1" ] && [ ! -e "$WORK/cleared/canary-control/kept" ] &&
+		grep -q "^partial (the DRAM canary's control failed: no round was run)" "$WORK/cleared/status" &&
+		grep -q "/dev/pmem9 lost its token in a reset (--canary-reset)" "$WORK/cleared/canary-control/error"
+}
+
+# a platform that keeps RAM across a reset, and a real power cut: the control passes,
+# the round judged with the power shown gone, exit 0
+control_kept() {
+	canary_run controlled "$REBOOT" "$CUT$LOSE_RAM" || return 1
+	grep -q "a reset kept the token in /dev/pmem9" "$WORK/controlled/canary-control/kept" &&
+		[ "$(cat "$WORK/controlled/status")" = complete ] &&
+		grep -q "lost the round's token" "$WORK/controlled/rounds/r1/power-lost"
+}
+
+# a --canary-reset that reboots nothing, or fails: no round runs, exit 3
+control_resets_nothing() {
+	local rc=0
+	canary_run noreset true "$CUT$LOSE_RAM" || rc=$?
+	[ "$rc" = 3 ] && [ ! -e "$WORK/noreset/rounds/r1" ] &&
+		grep -q "did not boot again.*--canary-reset reset nothing" "$WORK/noreset/canary-control/error" || return 1
+	rc=0
+	canary_run resetfails "exit 4" "$CUT$LOSE_RAM" || rc=$?
+	[ "$rc" = 3 ] && grep -q "^--canary-reset failed with status 4" "$WORK/resetfails/canary-control/error"
+}
+
 # a folder whose name holds a space, a quote and $(...) still gets its cut run, and
 # nothing of the name executed
 odd_folder() {
@@ -394,5 +447,9 @@ check "--dram-canary: a cut that loses the server's RAM: judged, the power shown
 check "--dram-canary: a reboot that keeps the RAM: not judged" canary_kept
 check "--dram-canary: a canary not readable after the cut: not judged" canary_unreadable
 check "--dram-canary: no reserved RAM, a file, one that forgets: refused before the writes" canary_refused
+check "--canary-reset: firmware clearing RAM at boot, a reset for a cut: passes without, no round with" \
+	clearing_firmware
+check "--canary-reset: a reset keeps the RAM, the cut loses it: complete, the power shown gone" control_kept
+check "--canary-reset: a reset that reboots nothing or fails: no round" control_resets_nothing
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

@@ -175,6 +175,27 @@ class Settings(unittest.TestCase):
             del os.environ["SOFTROCE_VM_DRAM_CANARY"]
         self.assertEqual((s["DRAM_CANARY"], s["CANARY_PATH"], s["CANARY_BLOCK"]),
                          ("/dev/mem@0x8000000", "/dev/mem", str(0x8000000 // 4096)))
+        # (and its control: QEMU's warm reset of node1)
+        self.assertEqual(s["CANARY_RESET"], "/r/scripts/softroce-vm.d/power.sh reset node1")
+
+    def test_a_canary_reset_needs_a_canary(self):
+        hw = ["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0"]
+        self.assertEqual(script(*hw, "--canary-reset", "ssh h reboot")[1:],
+                         ["die '--canary-reset needs --dram-canary: the reset shows that the canary'\"'\"'s "
+                          "token survives one'"])
+        s = opts.parse(["--in-vm", "--canary-reset", "true"], "/r")
+        with unittest.mock.patch("socket.gethostbyname", return_value="192.168.77.2"), \
+                unittest.mock.patch.dict(os.environ, {"SOFTROCE_VM_DRAM_CANARY": ""}), \
+                self.assertRaisesRegex(opts.UsageError, "--canary-reset needs --dram-canary"):
+            opts.vm_server(s, "/r")
+
+    def test_a_canary_without_its_control_gets_a_note(self):
+        hw = ["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0", "--dram-canary", "/dev/pmem1"]
+        s = opts.parse(hw, "/r")
+        self.assertTrue(any("--dram-canary without --canary-reset" in n for n in opts.notes(s, "p")))
+        s = opts.parse(hw + ["--canary-reset", "ssh h systemctl reboot --force"], "/r")
+        self.assertFalse(any("without --canary-reset" in n for n in opts.notes(s, "p")))
+        self.assertEqual(opts.recorded(s, "p", hw)["canary_reset"], "ssh h systemctl reboot --force")
 
     def test_help_and_dry_run_print_and_exit(self):
         self.assertIn("--power-cut CMD", script("--help")[0])

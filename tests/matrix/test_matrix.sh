@@ -257,7 +257,7 @@ durability_report() {
 	done
 	grep -q '^1,apm,749568,verify: bad magic header 5335, wanted acca at file apm.0.0 offset 749568' "$d/lost.csv"
 	grep -q '^- round 3: the server was not back within 600s' "$d/report.md"
-	grep -q "^Loss of power: shown in 2 of 2 judged round(s) by the DRAM canary ./dev/mem@0x8000000." "$d/report.md"
+	grep -q "^Loss of power: shown in 2 of 2 judged round(s) by the DRAM canary ./dev/mem@0x8000000.*Before the rounds a reset (.--canary-reset.) kept a token there" "$d/report.md"
 	[ "$(wc -l <"$d/results.csv")" -eq 7 ] # the header and 2 rounds x 3 methods
 }
 
@@ -276,7 +276,8 @@ durability_checks() {
 	check "durability: verdicts, lost offsets with fio's words, a round not judged" durability_report
 	check "durability: HTML refers to no other file" html_refers_to_nothing "$WORK/durability/report.html"
 	mkdir -p "$WORK/durability-clean/rounds"
-	cp "$WORK/durability/options.json" "$WORK/durability/env.json" "$WORK/durability-clean/"
+	cp -r "$WORK/durability/options.json" "$WORK/durability/env.json" "$WORK/durability/canary-control" \
+		"$WORK/durability-clean/"
 	cp -r "$WORK/durability/rounds/r2" "$WORK/durability-clean/rounds/"
 	echo complete >"$WORK/durability-clean/status"
 	check "durability: a clean run's verdicts SURVIVED" bash -c \

@@ -15,7 +15,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
-from rpmamatrix.durability import load_rounds, power_loss_line, verdicts  # noqa: E402
+from rpmamatrix.durability import canary_control, load_rounds, power_loss_line, verdicts  # noqa: E402
 from rpmamatrix.durability_status import cmd_durability_status, exit_status  # noqa: E402
 
 
@@ -260,11 +260,18 @@ def run_folder(results, status="complete", methods="apm,gpspm"):
 CLEAN = [("apm", 50, 50, 0), ("gpspm", 40, 40, 0)]
 
 
-def canary_folder(results, lost):
-    """run_folder's, run with --dram-canary: round i's canary lost its token if LOST[i]."""
+def canary_folder(results, lost, control=None):
+    """run_folder's, run with --dram-canary: round i's canary lost its token if LOST[i];
+    with --canary-reset where CONTROL is the file its control left (kept, error)."""
     d = run_folder(results)
+    reset = ', "canary_reset": "ssh pmem-host systemctl reboot --force"' if control else ""
     with open(os.path.join(d, "options.json"), "w") as f:
-        f.write('{"methods": "apm,gpspm", "dram_canary": "/dev/pmem1"}')
+        f.write(f'{{"methods": "apm,gpspm", "dram_canary": "/dev/pmem1"{reset}}}')
+    if control:
+        os.makedirs(os.path.join(d, "canary-control"))
+        with open(os.path.join(d, "canary-control", control), "w") as f:
+            f.write("a reset kept the token in /dev/pmem1\n" if control == "kept" else
+                    "--dram-canary: /dev/pmem1 lost its token in a reset\n")
     for n, gone in enumerate(lost, 1):
         if gone:
             with open(os.path.join(d, "rounds", f"r{n}", "power-lost"), "w") as f:
@@ -329,8 +336,26 @@ class ExitStatus(unittest.TestCase):
         d = canary_folder([CLEAN, CLEAN], [True, True])
         self.assertEqual(exit_status(d), 0)
         rounds = load_rounds(d, "/dev/mem@0x8000000")
-        self.assertIn("shown in 2 of 2 judged round(s)", power_loss_line({"dram_canary": "/dev/mem@0x8000000"},
-                                                                        rounds))
+        line = power_loss_line({"dram_canary": "/dev/mem@0x8000000"}, rounds, canary_control(d))
+        self.assertIn("shown in 2 of 2 judged round(s)", line)
+        self.assertIn("**Not shown** that a reset keeps the canary's token", line)
+
+    def test_a_canary_a_reset_kept_is_shown_able_to_fail(self):
+        d = canary_folder([CLEAN, CLEAN], [True, True], control="kept")
+        self.assertEqual(exit_status(d), 0)
+        self.assertEqual(canary_control(d)[0], "kept")
+        line = power_loss_line({"dram_canary": "/dev/pmem1"}, load_rounds(d, "/dev/pmem1", "reset"),
+                               canary_control(d))
+        self.assertIn("a reset (`--canary-reset`) kept a token there", line)
+
+    def test_rounds_judged_without_the_control_s_record_are_not_judged(self):
+        """(the runner runs no round after a failed control; rounds with results and
+        no record that it passed must not pass either)"""
+        for control in ("error", "nothing"):
+            d = canary_folder([CLEAN, CLEAN], [True, True], control=control)
+            self.assertEqual(exit_status(d), 3)
+            self.assertEqual(canary_control(d)[0], "failed")
+            self.assertIn("--canary-reset", load_rounds(d, "/dev/pmem1", "reset")[0]["error"])
 
     def test_a_judged_round_without_the_canary_s_record_is_not_judged(self):
         """(the runner leaves a round whose memory kept the token with an error; a
@@ -342,7 +367,7 @@ class ExitStatus(unittest.TestCase):
     def test_without_a_canary_the_report_says_the_loss_of_power_is_not_shown(self):
         d = run_folder([CLEAN])
         self.assertEqual(exit_status(d), 0)
-        self.assertIn("**not shown**", power_loss_line({}, load_rounds(d)))
+        self.assertIn("**not shown**", power_loss_line({}, load_rounds(d), canary_control(d)))
 
     def test_no_methods_known_is_3(self):
         self.assertEqual(exit_status(run_folder([CLEAN], methods="")), 3)

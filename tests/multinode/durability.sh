@@ -13,6 +13,8 @@
 #     blocks as before the round), up to the last one acknowledged, and one older block
 #     of each torn (a byte of its data): exactly those offsets LOST;
 #  run 1, round 2: nothing lost: every acknowledged write read back intact;
+#  run 1, before its rounds: the canary's control (--canary-reset: a warm reset of node1,
+#     its RAM kept) keeps the token;
 #  run 2: GPSPM's memory back to its state from before the round, APM's to what it held
 #     after run 1's round 1 (an earlier run): every acknowledged write LOST;
 #  run 3: a power cut that reboots nothing: not judged, never SURVIVED;
@@ -22,7 +24,10 @@
 #     not judged. Every run gives the canary: run 1 node1's reserved RAM by /dev/mem,
 #     runs 2 and 4 its legacy PMem of memmap=16M!ADDR (/dev/pmemN, the form hardware
 #     is told to use, SOFTROCE_VM_PMEM_CANARY); runs 1 and 2 must show the power gone;
-#     node1's NVDIMM-backed /dev/pmemN is refused as one (it keeps its bytes).
+#     node1's NVDIMM-backed /dev/pmemN is refused as one (it keeps its bytes);
+#  run 5 (make test-native-e2e): a firmware that clears memory at boot, played by a
+#     warm reset after which other bytes are written to the canary: the control fails,
+#     no round runs, exit 3.
 # Then, with plain fio and the job files: a verify without the saved state must fail
 # on a block never written, and a saved state with create_serialize=0 is refused.
 set -u
@@ -135,7 +140,7 @@ durability_rounds() {
 	pmem save "$IMAGES/before-run.img" $((${#METHODS[@]} * REGION)) ||
 		{ echo "  cannot save node1's device DAX" >>"$E2E_DIR/why"; runner_logs; return 1; }
 
-	runner "$RUN" run1 2
+	runner "$RUN" run1 2 --canary-reset "$POWER reset $SERVER_NODE"
 	st=0
 	judged "$RUN" 1 || st=1
 	e2e_result "$NAME-runner-judges-both-rounds" "$st"
@@ -164,6 +169,13 @@ durability_rounds() {
 	grep -q "<td class='lost'><b>LOST [0-9]* acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
 		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
 	power_shown "$RUN" 2 run1
+	st=0
+	if ! grep -q "a reset kept the token in $SOFTROCE_VM_DRAM_CANARY" "$RUN/canary-control/kept" 2>/dev/null ||
+		! grep -q "Before the rounds a reset (.--canary-reset.) kept a token there" "$RUN/report.md"; then
+		echo "  the canary's control: no record that the warm reset kept its token" >>"$E2E_DIR/why"
+		st=1
+	fi
+	e2e_result "$NAME-run1-canary-kept-across-a-warm-reset" "$st"
 	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
 }
 
@@ -234,6 +246,25 @@ warm_reset_not_judged() {
 	not_judged_run "$RUN-warm" "memory kept the token written to $SOFTROCE_VM_PMEM_CANARY before the cut" \
 		warm-reset-kept-the-canary-not-judged --power-cut "$POWER reset $SERVER_NODE" --write-time 1 \
 		--dram-canary "$SOFTROCE_VM_PMEM_CANARY"
+}
+
+# run 5: a firmware that clears memory at boot, played by a warm reset of node1 and
+# other bytes in its canary once it is up: the canary's control fails, no round runs
+clearing_firmware_refused() {
+	local out=$RUN-clearing st=0 path=${SOFTROCE_VM_DRAM_CANARY%@*} offset=${SOFTROCE_VM_DRAM_CANARY#*@}
+	E2E_DIR=$E2E_TMP/$NAME
+	runner "$out" keep 1 --canary-reset "$POWER reset $SERVER_NODE && $POWER wait-up $SERVER_NODE 180 &&
+		ssh -n $SERVER_NODE $PWD/scripts/matrix/dram_canary.sh write $path $((offset / 4096)) cleared-at-boot"
+	[ "$RC" -eq 3 ] || { echo "  the runner exited with $RC, not 3 (not judged)" >>"$E2E_DIR/why"; st=1; }
+	[ ! -e "$out/rounds/r1" ] || { echo "  a round ran after the canary's control failed" >>"$E2E_DIR/why"; st=1; }
+	if ! grep -q "lost its token in a reset" "$out/canary-control/error" 2>/dev/null ||
+		! grep -q "The DRAM canary's control (.--canary-reset.) failed" "$out/report.md"; then
+		echo "  no report of the canary's token lost in the reset" >>"$E2E_DIR/why"
+		st=1
+	fi
+	! grep -q '\*\*SURVIVED' "$out/report.md" || { echo "  report.md says SURVIVED" >>"$E2E_DIR/why"; st=1; }
+	e2e_result "$NAME-firmware-clearing-the-canary-no-round" "$st"
+	[ "$st" -eq 0 ] || runner_logs "$out"
 }
 
 # node1's fsdax namespace on the NVDIMM (/dev/pmemN, not a memmap= region's) keeps its
@@ -341,7 +372,10 @@ if durability_rounds && controls; then
 	reverted_round
 	cut_that_did_nothing
 	# (make test-cxl's run has the same rounds, not this one: the reset is the VM's)
-	[ "$NAME" != durability ] || warm_reset_not_judged
+	if [ "$NAME" = durability ]; then
+		warm_reset_not_judged
+		clearing_firmware_refused
+	fi
 	canary_on_pmem_refused
 fi
 e2e_summary

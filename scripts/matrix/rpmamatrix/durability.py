@@ -2,7 +2,8 @@
 """The report of a durability run (scripts/run_durability.sh): per method a verdict on
 whether every acknowledged write survived the server's power cuts, the rounds, every
 lost write with what fio read in its place, the environment. Reads the result folder's
-options.json, env.json, status and rounds/rN/{shape,result,lost}.tsv and error."""
+options.json, env.json, status, canary-control/{kept,error} and rounds/rN/{shape,result,
+lost}.tsv, power-lost and error."""
 import csv
 import glob
 import os
@@ -29,10 +30,21 @@ def read_text(path):
         return ""
 
 
-def load_rounds(folder, canary=""):
+def canary_control(folder):
+    """--canary-reset's outcome: ("kept", how), ("failed", why) or ("", "") where it did not run."""
+    kept = read_text(os.path.join(folder, "canary-control", "kept"))
+    error = read_text(os.path.join(folder, "canary-control", "error"))
+    if error or (os.path.isdir(os.path.join(folder, "canary-control")) and not kept):
+        return "failed", error or "it did not finish"
+    return ("kept", kept) if kept else ("", "")
+
+
+def load_rounds(folder, canary="", canary_reset=""):
     """Each round's shape, its per-method results and losses, or why it was not judged;
-    with a DRAM CANARY a round is judged only where it shows that the power went."""
+    with a DRAM CANARY a round is judged only where it shows that the power went, and
+    with its control (CANARY_RESET) only where a reset was shown to keep the token."""
     rounds = []
+    control = canary_control(folder)[0] if canary_reset else "kept"
     dirs = glob.glob(os.path.join(folder, "rounds", "r*"))
     for d in sorted(dirs, key=lambda p: int(os.path.basename(p)[1:] or 0)):
         shape = read_tsv(os.path.join(d, "shape.tsv"), ["round", "bs", "iodepth", "batch", "rate", "seed",
@@ -43,6 +55,8 @@ def load_rounds(folder, canary=""):
         error = read_text(os.path.join(d, "error")) or malformed(results)
         if not error and results and canary and not power_lost:
             error = f"no record that the DRAM canary ({canary}) lost its token in the cut (power-lost)"
+        if not error and results and control != "kept":
+            error = "no record that the DRAM canary kept its token across --canary-reset (canary-control/kept)"
         if error:
             results = []
         rounds.append({
@@ -124,17 +138,26 @@ def write_csvs(folder, rounds):
                 w.writerow([x["round"], x["method"], x["offset"], x.get("message", "")])
 
 
-def power_loss_line(options, rounds):
-    """Whether the run shows that the power went in each round it judged."""
+def power_loss_line(options, rounds, control):
+    """Whether the run shows that the power went in each round it judged, and whether
+    the canary was shown able to fail (CONTROL: canary_control's)."""
     canary = options.get("dram_canary", "")
     judged = [rd for rd in rounds if not rd["error"]]
     if not canary:
         return ("Loss of power: **not shown** (no `--dram-canary`): a reset that keeps memory and "
                 "writes caches back would pass for a power cut.")
     shown = sum(1 for rd in judged if rd["power_lost"])
-    return (f"Loss of power: shown in {shown} of {len(judged)} judged round(s) by the DRAM canary "
+    line = (f"Loss of power: shown in {shown} of {len(judged)} judged round(s) by the DRAM canary "
             f"`{canary}`: the round's token, written there before the cut and read back, was gone "
             "after it (a round whose memory kept it is not judged).")
+    state, text = control
+    if state == "kept":
+        return line + (" Before the rounds a reset (`--canary-reset`) kept a token there: on this "
+                       "platform the canary's loss tells a power cut from a reset.")
+    if state == "failed":
+        return line + f" **The canary's control failed**: {text}."
+    return line + (" **Not shown** that a reset keeps the canary's token on this platform (no "
+                   "`--canary-reset`): where its firmware clears memory at boot, a reset would look the same.")
 
 
 def what_it_shows(env, options):
@@ -160,11 +183,14 @@ def cmd_durability(args):
     env = read_json(os.path.join(folder, "env.json"), {})
     status = read_text(os.path.join(folder, "status")) or "partial (no status)"
     methods = [m for m in options.get("methods", "").split(",") if m]
-    rounds = load_rounds(folder, options.get("dram_canary", ""))
+    rounds = load_rounds(folder, options.get("dram_canary", ""), options.get("canary_reset", ""))
+    control = canary_control(folder)
     write_csvs(folder, rounds)
     md = ["# Durability across the server's power cuts", ""]
     if not status.startswith("complete"):
         md += [f"PARTIAL: {status}", ""]
+    if control[0] == "failed":
+        md += [f"The DRAM canary's control (`--canary-reset`) failed: {control[1]}", ""]
     md += [f"{len(rounds)} round(s) of {options.get('rounds', '?')}: writes with fio's verify pattern for "
            f"{options.get('write_time', '?')} s, the server's power cut (`{options.get('power_cut', '?')}`), "
            "then every write fio saw acknowledged read back over RDMA and checked.", ""]
@@ -177,7 +203,7 @@ def cmd_durability(args):
            "power cut, which came while they were going (each job ended with its writes failing); "
            "those in flight then were never acknowledged. Read back, those of them the read-back "
            "read again. SURVIVED needs every round judged and every acknowledged write read back "
-           "intact.", "", power_loss_line(options, rounds), ""]
+           "intact.", "", power_loss_line(options, rounds, control), ""]
     md += ["## Rounds", ""]
     md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
            "block read back with its header (the offset) and that pattern byte for byte, so no block "
@@ -207,7 +233,7 @@ def cmd_durability(args):
     md += ["", "## What this run shows", ""] + what_it_shows(env, options)
     md += ["", "## Environment", ""] + table_head(["", ""])
     for k in ("server_host", "server_ip", "server_mem", "server_size", "direct_write_to_pmem", "native",
-              "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "command"):
+              "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "canary_reset", "command"):
         md.append(f"| {k} | `{options.get(k, '')}` |")
     md += [f"| {k} | {v} |" for k, v in env.items()]
     md += ["", f"status: {status}"]

@@ -22,7 +22,7 @@ DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST
             "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
             "WAIT_UP": "", "WAIT_UP_TIMEOUT": "600", "BEFORE_RESTART": "", "SERVER_MEM": "",
             "SERVER_SIZE": "", "DIRECT_WRITE": "0", "PORT_BASE": "7600", "NATIVE": "0", "VM_KERNEL": "",
-            "DRAM_CANARY": "", "CANARY_PATH": "", "CANARY_BLOCK": "0", "OUT": "", "DRY_RUN": "0",
+            "DRAM_CANARY": "", "CANARY_RESET": "", "CANARY_PATH": "", "CANARY_BLOCK": "0", "OUT": "", "DRY_RUN": "0",
             "IN_VM": "0"}
 # option -> the variable its value sets
 VALUE_OPTIONS = {"--server": "SSH_HOST", "--remote-dir": "REMOTE_DIR", "--server-ip": "SERVER_IP",
@@ -30,7 +30,8 @@ VALUE_OPTIONS = {"--server": "SSH_HOST", "--remote-dir": "REMOTE_DIR", "--server
                  "--before-restart": "BEFORE_RESTART", "--methods": "METHODS", "--rounds": "ROUNDS",
                  "--bs": "BS_LIST", "--iodepth": "QD_LIST", "--batch": "BATCH", "--write-time": "WRITE_TIME",
                  "--rate": "RATE", "--mem": "SERVER_MEM", "--mem-size": "SERVER_SIZE",
-                 "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--dram-canary": "DRAM_CANARY", "--out": "OUT"}
+                 "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--dram-canary": "DRAM_CANARY",
+                 "--canary-reset": "CANARY_RESET", "--out": "OUT"}
 # option -> the variable it sets to 1
 FLAGS = {"--direct-write": "DIRECT_WRITE", "--native": "NATIVE", "--dry-run": "DRY_RUN", "--in-vm": "IN_VM"}
 # (the VM's node1: its power cut and its return, by the host's scripts/softroce-vm.d/power.sh)
@@ -41,7 +42,7 @@ RECORDED = [("methods", "METHODS"), ("rounds", "ROUNDS"), ("bs", "BS_LIST"), ("i
             ("server_ip", "SERVER_IP"), ("server_host", "SSH_HOST"), ("server_mem", "SERVER_MEM"),
             ("server_size", "SERVER_SIZE"), ("direct_write_to_pmem", "DIRECT_WRITE"), ("native", "NATIVE"),
             ("power_cut", "POWER_CUT"), ("wait_up", "WAIT_UP"), ("before_restart", "BEFORE_RESTART"),
-            ("dram_canary", "DRAM_CANARY")]
+            ("dram_canary", "DRAM_CANARY"), ("canary_reset", "CANARY_RESET")]
 # --dram-canary: a device's path, and a byte offset in it (a block's: 4 KiB)
 CANARY = re.compile(r"(/[^@\s]+)(?:@(0x[0-9a-fA-F]+|[0-9]+))?")
 CANARY_BYTES = 4096
@@ -163,6 +164,14 @@ def check_server(s):
             raise UsageError("--server needs --mem PATH: the server's persistent memory")
         if s["SERVER_MEM"] == "malloc":
             raise UsageError("--mem: DRAM (malloc) forgets everything with the power")
+        check_canary_reset(s)
+
+
+def check_canary_reset(s):
+    """--canary-reset shows what --dram-canary does across a reset: nothing without it."""
+    if s["CANARY_RESET"] and not s["DRAM_CANARY"]:
+        raise UsageError("--canary-reset needs --dram-canary: the reset shows that the canary's token "
+                         "survives one")
 
 
 def complete(s):
@@ -218,10 +227,14 @@ def vm_server(s, root):
     s["POWER_CUT"] = s["POWER_CUT"] or f"{root}/{VM_POWER} cut node1"
     s["WAIT_UP"] = s["WAIT_UP"] or f"{root}/{VM_POWER} wait-up node1 {s['WAIT_UP_TIMEOUT']}"
     s["SERVER_MEM"] = s["SERVER_MEM"] or "/dev/dax0.0"
-    # (the RAM the VM reserves on every node: its cut loses it, a warm reset does not)
+    # (the RAM the VM reserves on every node: its cut loses it, a warm reset does not,
+    # which QEMU's system_reset shows before the rounds)
     if not s["DRAM_CANARY"]:
         s["DRAM_CANARY"] = os.environ.get("SOFTROCE_VM_DRAM_CANARY", "")
         check_canary(s)
+    if s["DRAM_CANARY"] and not s["CANARY_RESET"]:
+        s["CANARY_RESET"] = f"{root}/{VM_POWER} reset node1"
+    check_canary_reset(s)
 
 
 def notes(s, prog):
@@ -239,6 +252,10 @@ def notes(s, prog):
         out.append(f"{prog}: note: --dram-canary /dev/mem writes its token through the CPU's caches, which "
                    "a reset need not write back to DRAM: a reset could then pass for a loss of power; "
                    "prefer /dev/pmemN of memmap=SIZE!ADDR (docs/hardware.md)")
+    if s["DRAM_CANARY"] and not s["CANARY_RESET"] and s["IN_VM"] == "0":
+        out.append(f"{prog}: note: --dram-canary without --canary-reset: nothing shows that this platform "
+                   "keeps the canary's token across a reset; where its firmware clears memory at boot, a "
+                   "reset would pass for a power cut (docs/hardware.md)")
     if not s["DRAM_CANARY"] and (s["SSH_HOST"] or s["IN_VM"] == "1"):
         out.append(f"{prog}: note: without --dram-canary nothing shows that the power went: a reset that "
                    "keeps memory and writes caches back would pass for a power cut (docs/hardware.md)")

@@ -16,7 +16,7 @@ LOST, OPEN, SURVIVED = 1, 3, 0
 def exit_status(folder):
     options = read_json(os.path.join(folder, "options.json"), {})
     methods = [m for m in options.get("methods", "").split(",") if m]
-    rounds = load_rounds(folder, options.get("dram_canary", ""))
+    rounds = load_rounds(folder, options.get("dram_canary", ""), options.get("canary_reset", ""))
     said = [v["verdict"] for v in verdicts(methods, rounds, options.get("power_cut", ""))]
     if any(count(row, "lost") > 0 for rd in rounds for row in rd["results"]) or \
             any(v.startswith("LOST") for v in said):

@@ -33,6 +33,12 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
                          each cut a token of the round is written there, after it
                          the token must be gone, else the round is not judged (in
                          the VM: node1's reserved RAM, /dev/mem@0x8000000)
+  --canary-reset CMD     the canary's control, once before the rounds: a reset of
+                         the server that keeps its RAM, run here (sh -c): e.g.
+                         'ssh HOST systemctl reboot --force'; the token must survive
+                         it, else the platform clears memory at boot, the canary
+                         cannot tell a reset from a power cut, and no round runs
+                         (in the VM: QEMU's system_reset of node1)
   --wait-up-timeout S    at most this long (default $WAIT_UP_TIMEOUT)
   --before-restart CMD   run here once the server is back, before its jobs start
                          again (DURABILITY_ROUND, DURABILITY_ROUND_DIR in its
