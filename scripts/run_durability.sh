@@ -43,9 +43,12 @@ job_files() { # client|server
 	for m in "${METHOD_LIST[@]}"; do SECTIONS+=(--section="$m"); done
 }
 
+# (connect_timeout is also how long a client waits for a completion: after the cut
+# its jobs end that long after their last one; the clients connect only once the
+# servers listen, and a live server completes well within it)
 common_vars() { # PORT
 	VARS=(SERVER_IP="$SERVER_IP" PORT="$1" SERVER_SIZE="$SERVER_SIZE" BS="$R_BS" IODEPTH="$R_QD"
-		BATCH="$R_BATCH" RATE_IOPS="$R_RATE" CONNECT_TIMEOUT=30000 SERVER_MEM="$SERVER_MEM"
+		BATCH="$R_BATCH" RATE_IOPS="$R_RATE" CONNECT_TIMEOUT=10000 SERVER_MEM="$SERVER_MEM"
 		DIRECT_WRITE_TO_PMEM="$DIRECT_WRITE" SERVER_BUSY_WAIT=0 SERVER_IODEPTH=64
 		RANDSEED="$SEED" VERIFY_PATTERN="$PATTERN")
 	[ "$NATIVE" = 0 ] || VARS+=(LD_LIBRARY_PATH="$RDMA_CORE_PREFIX/lib")
@@ -375,7 +378,7 @@ rounds() {
 	else
 		echo complete >"$OUT/status"
 	fi
-	echo "$PROG: $ROUNDS rounds in $(fmt_secs $((SECONDS - START))), $failed could not be judged" >&2
+	echo "$PROG: $ROUNDS round(s) in $(fmt_secs $((SECONDS - START))), $failed could not be judged" >&2
 }
 
 build_report() {
