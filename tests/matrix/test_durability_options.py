@@ -197,6 +197,11 @@ class Settings(unittest.TestCase):
         self.assertFalse(any("without --canary-reset" in n for n in opts.notes(s, "p")))
         self.assertEqual(opts.recorded(s, "p", hw)["canary_reset"], "ssh h systemctl reboot --force")
 
+    def test_the_dry_run_names_the_canary_s_control(self):
+        args = ["--server", "h", "--power-cut", "cut", "--mem", "/dev/dax0.0", "--dram-canary", "/dev/pmem1",
+                "--canary-reset", "ssh h systemctl reboot --force", "--dry-run"]
+        self.assertIn("control: ssh h systemctl reboot --force", script(*args)[1])
+
     def test_help_and_dry_run_print_and_exit(self):
         self.assertIn("--power-cut CMD", script("--help")[0])
         self.assertEqual(script("--rounds", "2", "--dry-run")[-1], "exit 0")

@@ -71,6 +71,8 @@ def dry_run_text(options):
     lines += ["", f"methods {options['methods']}, {options['server_size']} each; {rounds} power cuts, "
               f"{options['write_time']}s of writes each, then the server's reboot (the VM's: ~30 s under TCG) "
               "and the read-back"]
+    if options.get("canary_reset"):
+        lines.append(f"before them the DRAM canary's control: {options['canary_reset']}")
     return "\n".join(lines) + "\n"
 
 

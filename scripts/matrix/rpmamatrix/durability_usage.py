@@ -19,10 +19,11 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
   --remote-dir DIR       the project's folder on HOST (default: $ROOT)
   --server-ip ADDR       the server's RDMA address (default: HOST)
   --power-cut CMD        cuts the server's power, run here (sh -c): e.g. 'ipmitool -I
-                         lanplus -H BMC -U USER -E chassis power cycle'; required with
-                         --server; the round fails if it exits non-zero; a reboot
-                         or warm reset (reboot, power reset, ...) is no power cut:
-                         warned of, and never SURVIVED
+                         lanplus -H BMC -U USER -E chassis power off && sleep 10 &&
+                         ipmitool ... chassis power on' (off long enough for DRAM to
+                         forget); required with --server; the round fails if it
+                         exits non-zero; a reboot or warm reset (reboot, power
+                         reset, ...) is no power cut: warned of, never SURVIVED
   --wait-up CMD          returns once the server is back (default: until ssh HOST
                          answers with a new boot id); either way the server must have
                          booted again (its boot id)
