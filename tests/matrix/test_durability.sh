@@ -354,15 +354,24 @@ control_kept() {
 		grep -q "lost the round's token" "$WORK/controlled/rounds/r1/power-lost"
 }
 
-# a --canary-reset that reboots nothing, or fails: no round runs, exit 3
+# a --canary-reset that reboots nothing, fails, or cannot run: no round runs, exit 3;
+# one that reboots the server but fails as `ssh HOST reboot` does (255, the connection
+# dropped): the boot id decides, the control passes
 control_resets_nothing() {
 	local rc=0
 	canary_run noreset true "$CUT$LOSE_RAM" || rc=$?
 	[ "$rc" = 3 ] && [ ! -e "$WORK/noreset/rounds/r1" ] &&
-		grep -q "did not boot again.*--canary-reset reset nothing" "$WORK/noreset/canary-control/error" || return 1
+		grep -q "did not boot again.*--canary-reset (status 0) reset nothing" "$WORK/noreset/canary-control/error" ||
+		return 1
 	rc=0
 	canary_run resetfails "exit 4" "$CUT$LOSE_RAM" || rc=$?
-	[ "$rc" = 3 ] && grep -q "^--canary-reset failed with status 4" "$WORK/resetfails/canary-control/error"
+	[ "$rc" = 3 ] && grep -q "(status 4) reset nothing" "$WORK/resetfails/canary-control/error" || return 1
+	rc=0
+	canary_run resettypo "no-such-reset-command" "$CUT$LOSE_RAM" || rc=$?
+	[ "$rc" = 3 ] && grep -q "^--canary-reset could not be run (status 127)" "$WORK/resettypo/canary-control/error" ||
+		return 1
+	canary_run sshreset "$REBOOT; exit 255" "$CUT$LOSE_RAM" &&
+		grep -q "a reset kept the token" "$WORK/sshreset/canary-control/kept"
 }
 
 # a folder whose name holds a space, a quote and $(...) still gets its cut run, and
@@ -450,6 +459,7 @@ check "--dram-canary: no reserved RAM, a file, one that forgets: refused before 
 check "--canary-reset: firmware clearing RAM at boot, a reset for a cut: passes without, no round with" \
 	clearing_firmware
 check "--canary-reset: a reset keeps the RAM, the cut loses it: complete, the power shown gone" control_kept
-check "--canary-reset: a reset that reboots nothing or fails: no round" control_resets_nothing
+check "--canary-reset: no reboot, a failure, no such command: no round; ssh's 255 and a reboot: kept" \
+	control_resets_nothing
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" -eq 0 ]

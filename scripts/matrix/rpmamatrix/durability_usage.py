@@ -36,10 +36,11 @@ Soft-RoCE VM, node1 the server, its power cut by killing its QEMU):
                          the VM: node1's reserved RAM, /dev/mem@0x8000000)
   --canary-reset CMD     the canary's control, once before the rounds: a reset of
                          the server that keeps its RAM, run here (sh -c): e.g.
-                         'ssh HOST systemctl reboot --force'; the token must survive
-                         it, else the platform clears memory at boot, the canary
-                         cannot tell a reset from a power cut, and no round runs
-                         (in the VM: QEMU's system_reset of node1)
+                         'ssh HOST systemctl reboot --force' (its status aside: the
+                         boot id must change); the token must survive it, else
+                         the platform clears memory at boot, the canary cannot
+                         tell a reset from a power cut, and no round runs (in the
+                         VM: QEMU's system_reset of node1)
   --wait-up-timeout S    at most this long (default $WAIT_UP_TIMEOUT)
   --before-restart CMD   run here once the server is back, before its jobs start
                          again (DURABILITY_ROUND, DURABILITY_ROUND_DIR in its
