@@ -258,7 +258,10 @@ durability_report() {
 	grep -q '^1,apm,749568,verify: bad magic header 5335, wanted acca at file apm.0.0 offset 749568' "$d/lost.csv"
 	grep -q '^- round 3: the server was not back within 600s' "$d/report.md"
 	grep -q "^Loss of power: shown in 2 of 2 judged round(s) by the DRAM canary ./dev/mem@0x8000000.*Before the rounds a reset (.--canary-reset.) kept a token there" "$d/report.md"
-	[ "$(wc -l <"$d/results.csv")" -eq 7 ] # the header and 2 rounds x 3 methods
+	[ "$(wc -l <"$d/results.csv")" -eq 7 ] || return 1 # the header and 2 rounds x 3 methods
+	# the server host's facts a row each, not a dict's text
+	grep -q '^| server: server memory placement | device-DAX dax0.0: NUMA node 0' "$d/report.md" &&
+		! grep -q "{'" "$d/report.md"
 }
 
 # only the clean round: every verdict SURVIVED, no lost write, nothing PARTIAL

@@ -116,6 +116,15 @@ def write_md(path, md):
     print(path)
 
 
+def env_items(env):
+    """env.json's facts as (name, value) pairs; the server host's (a dict) each as
+    'server: NAME'."""
+    items = []
+    for k, v in env.items():
+        items += [(f"server: {sk}", sv) for sk, sv in v.items()] if isinstance(v, dict) else [(k, v)]
+    return items
+
+
 def table_head(head):
     """A Markdown table's heading line and rule."""
     return ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

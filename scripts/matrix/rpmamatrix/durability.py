@@ -8,7 +8,7 @@ import csv
 import glob
 import os
 
-from .common import read_json, table_head
+from .common import env_items, read_json, table_head
 from .durability_plan import warm_cut, warm_cut_note
 from .readback import RESULT_COLUMNS as ROUND_COLUMNS
 from .report_html import write_reports
@@ -235,6 +235,6 @@ def cmd_durability(args):
     for k in ("server_host", "server_ip", "server_mem", "server_size", "direct_write_to_pmem", "native",
               "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "canary_reset", "command"):
         md.append(f"| {k} | `{options.get(k, '')}` |")
-    md += [f"| {k} | {v} |" for k, v in env.items()]
+    md += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in env_items(env)]
     md += ["", f"status: {status}"]
     write_reports(folder, "Durability", md)

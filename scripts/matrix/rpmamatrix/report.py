@@ -6,7 +6,7 @@ import shlex
 
 from .aggregate import paired_figure, peer_pairs, summarize, write_csv
 from .charts import draw_all, draw_bars
-from .common import METHODS, fmt, impl_suffix, point_label, read_json, size_str, table_head
+from .common import METHODS, env_items, fmt, impl_suffix, point_label, read_json, size_str, table_head
 from .findings import findings
 from .report_html import write_reports
 from .verdicts import margin_of, verdict_text
@@ -103,11 +103,8 @@ def versus_table(rows, margin_pct):
 
 def env_lines(env, options):
     """The environment's facts, one a line; the server host's (a dict) each as 'server: ...'."""
-    items = []
-    for k, v in env.items():
-        items += [(f"server: {sk}", sv) for sk, sv in v.items()] if isinstance(v, dict) else [(k, v)]
     lines = table_head(["what", "value"])
-    for k, v in items + [("option " + k, v) for k, v in options.items()]:
+    for k, v in env_items(env) + [("option " + k, v) for k, v in options.items()]:
         if isinstance(v, list):  # options.json's args: as a shell would take them
             v = " ".join(shlex.quote(str(a)) for a in v)
         lines.append(f"| {k} | {str(v).replace('|', '/')} |")
