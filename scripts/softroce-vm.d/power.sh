@@ -13,7 +13,7 @@
 #                                           ssh again (at most S s, default 120)
 #
 # `cut` and `reset` return once the host has done it (within 10 s). Exits non-zero,
-# saying why, when a step does not happen.
+# saying why, when a step does not happen; `reset` of a node with --cxl: 2, at once.
 set -u
 RUN=/run/softroce-vm
 
@@ -46,6 +46,13 @@ cut() { # NODE
 }
 
 reset() { # NODE
+	# (QEMU keeps a CXL type-3 device's HDM decoders committed across system_reset,
+	# the kernel then refuses the device, and the guest never comes up again)
+	if grep -qx 'CXL=1' "$RUN/$1/config" 2>/dev/null; then
+		echo "power.sh: no warm reset of $1: it has an emulated CXL device, which QEMU does not" \
+			"reset (its decoders stay committed and the kernel refuses it); a cut boots it afresh" >&2
+		return 2
+	fi
 	ask_host "$1" warm-reset warm-resets "reset $1 (its qemu.log may say why)" || return
 	echo "power.sh: $1 reset, its memory kept (warm reset $(count "$1" warm-resets) of this run)"
 }

@@ -13,8 +13,8 @@
 #     blocks as before the round), up to the last one acknowledged, and one older block
 #     of each torn (a byte of its data): exactly those offsets LOST;
 #  run 1, round 2: nothing lost: every acknowledged write read back intact;
-#  run 1, before its rounds: the canary's control (--canary-reset: a warm reset of node1,
-#     its RAM kept) keeps the token;
+#  run 1, before its rounds (not on CXL, which QEMU cannot warm-reset): the canary's
+#     control (--canary-reset: a warm reset of node1, its RAM kept) keeps the token;
 #  run 2: GPSPM's memory back to its state from before the round, APM's to what it held
 #     after run 1's round 1 (an earlier run): every acknowledged write LOST;
 #  run 3: a power cut that reboots nothing: not judged, never SURVIVED;
@@ -140,7 +140,10 @@ durability_rounds() {
 	pmem save "$IMAGES/before-run.img" $((${#METHODS[@]} * REGION)) ||
 		{ echo "  cannot save node1's device DAX" >>"$E2E_DIR/why"; runner_logs; return 1; }
 
-	runner "$RUN" run1 2 --canary-reset "$POWER reset $SERVER_NODE"
+	# (the canary's control is a warm reset, which a guest with CXL cannot take)
+	local control=(--canary-reset "$POWER reset $SERVER_NODE")
+	[ "$NAME" = durability ] || control=()
+	runner "$RUN" run1 2 "${control[@]}"
 	st=0
 	judged "$RUN" 1 || st=1
 	e2e_result "$NAME-runner-judges-both-rounds" "$st"
@@ -169,14 +172,19 @@ durability_rounds() {
 	grep -q "<td class='lost'><b>LOST [0-9]* acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
 		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
 	power_shown "$RUN" 2 run1
-	st=0
+	[ "$NAME" != durability ] || control_kept
+	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
+}
+
+# run 1's canary control: the warm reset kept the token, and the report says so
+control_kept() {
+	local st=0
 	if ! grep -q "a reset kept the token in $SOFTROCE_VM_DRAM_CANARY" "$RUN/canary-control/kept" 2>/dev/null ||
 		! grep -q "Before the rounds a reset (.--canary-reset.) kept a token there" "$RUN/report.md"; then
 		echo "  the canary's control: no record that the warm reset kept its token" >>"$E2E_DIR/why"
 		st=1
 	fi
 	e2e_result "$NAME-run1-canary-kept-across-a-warm-reset" "$st"
-	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
 }
 
 # the report of OUT (run RUN) says the canary showed the power gone in N of N rounds
