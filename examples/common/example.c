@@ -197,16 +197,24 @@ int example_client_connect(struct rpma_peer *peer, const char *addr, const char 
 	return -1;
 }
 
-int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected)
+int example_next_event(struct rpma_conn *conn, const char *what, enum rpma_conn_event *event)
 {
-	enum rpma_conn_event event = RPMA_CONN_UNDEFINED;
 	int fd, ret = rpma_conn_get_event_fd(conn, &fd);
+	*event = RPMA_CONN_UNDEFINED;
 	if (ret)
 		return example_fail("rpma_conn_get_event_fd", ret);
-	if (example_wait_readable(fd, rpma_utils_conn_event_2str(expected)))
+	if (example_wait_readable(fd, what))
 		return -1;
-	if ((ret = rpma_conn_next_event(conn, &event)))
+	if ((ret = rpma_conn_next_event(conn, event)))
 		return example_fail("rpma_conn_next_event", ret);
+	return 0;
+}
+
+int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected)
+{
+	enum rpma_conn_event event;
+	if (example_next_event(conn, rpma_utils_conn_event_2str(expected), &event))
+		return -1;
 	if (event != expected) {
 		fprintf(stderr, "example: expected event %s, got %s\n",
 			rpma_utils_conn_event_2str(expected), rpma_utils_conn_event_2str(event));

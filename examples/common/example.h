@@ -66,6 +66,9 @@ int example_client_connect(struct rpma_peer *peer, const char *addr, const char 
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
 		struct rpma_conn **conn_ptr);
 
+/* Wait (with timeout, naming `what`) for the next connection event. */
+int example_next_event(struct rpma_conn *conn, const char *what, enum rpma_conn_event *event);
+
 /* Wait (with timeout) for the next connection event and check it is `expected`. */
 int example_expect_event(struct rpma_conn *conn, enum rpma_conn_event expected);
 
