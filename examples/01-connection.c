@@ -40,21 +40,13 @@ static int check_private_data(struct rpma_conn *conn, const char *expected)
 static int serve(struct rpma_peer *peer, const char *addr, const char *port,
 		const struct rpma_conn_private_data *pdata, const char *ready_file)
 {
-	struct rpma_ep *ep = NULL;
-	struct rpma_conn_req *req = NULL;
 	struct rpma_conn *conn = NULL;
 	enum rpma_conn_event event;
 	int ret;
 
-	if (example_listen(peer, addr, port, ready_file, &ep))
+	if (example_server_connect(peer, addr, port, NULL, pdata, ready_file, &conn))
 		return -1;
-	int failed = example_next_request(ep, NULL, &req);
-	if (!failed && (ret = rpma_conn_req_connect(&req, pdata, &conn)))
-		failed = example_fail("rpma_conn_req_connect", ret);
-	example_ep_shutdown(&ep);
-	if (failed)
-		return -1;
-	failed = example_next_event(conn, "the connection", &event) ||
+	int failed = example_next_event(conn, "the connection", &event) ||
 		check_private_data(conn, CLIENT_GREETING);
 	if (!failed && event == RPMA_CONN_ESTABLISHED)
 		return example_wait_disconnect(&conn);

@@ -110,12 +110,19 @@ int example_next_request(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 	return ret ? example_fail("rpma_ep_next_conn_req", ret) : 0;
 }
 
-int example_accept(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_data *pdata,
+/* the connection accepted, its first event not yet taken */
+static int accept_only(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_data *pdata,
 		struct rpma_conn **conn_ptr)
 {
 	int ret = rpma_conn_req_connect(req_ptr, pdata, conn_ptr);
-	if (ret)
-		return example_fail("rpma_conn_req_connect", ret);
+	return ret ? example_fail("rpma_conn_req_connect", ret) : 0;
+}
+
+int example_accept(struct rpma_conn_req **req_ptr, const struct rpma_conn_private_data *pdata,
+		struct rpma_conn **conn_ptr)
+{
+	if (accept_only(req_ptr, pdata, conn_ptr))
+		return -1;
 	if (example_expect_event(*conn_ptr, RPMA_CONN_ESTABLISHED)) {
 		rpma_conn_delete(conn_ptr);
 		return -1;
@@ -123,17 +130,34 @@ int example_accept(struct rpma_conn_req **req_ptr, const struct rpma_conn_privat
 	return 0;
 }
 
-int example_server_accept(struct rpma_peer *peer, const char *addr, const char *port,
+/* listen, take one request, accept it by ACCEPT, shut the endpoint down */
+static int server_accept_by(struct rpma_peer *peer, const char *addr, const char *port,
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
-		const char *ready_file, struct rpma_conn **conn_ptr)
+		const char *ready_file, struct rpma_conn **conn_ptr,
+		int (*accept)(struct rpma_conn_req **, const struct rpma_conn_private_data *,
+			struct rpma_conn **))
 {
 	struct rpma_ep *ep = NULL;
 	struct rpma_conn_req *req = NULL;
 	if (example_listen(peer, addr, port, ready_file, &ep))
 		return -1;
-	int failed = example_next_request(ep, cfg, &req) || example_accept(&req, pdata, conn_ptr);
+	int failed = example_next_request(ep, cfg, &req) || accept(&req, pdata, conn_ptr);
 	example_ep_shutdown(&ep);
 	return failed ? -1 : 0;
+}
+
+int example_server_accept(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		const char *ready_file, struct rpma_conn **conn_ptr)
+{
+	return server_accept_by(peer, addr, port, cfg, pdata, ready_file, conn_ptr, example_accept);
+}
+
+int example_server_connect(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		const char *ready_file, struct rpma_conn **conn_ptr)
+{
+	return server_accept_by(peer, addr, port, cfg, pdata, ready_file, conn_ptr, accept_only);
 }
 
 int example_connect_attempt(struct rpma_peer *peer, const char *addr, const char *port,

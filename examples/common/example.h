@@ -53,6 +53,11 @@ int example_server_accept(struct rpma_peer *peer, const char *addr, const char *
 		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
 		const char *ready_file, struct rpma_conn **conn_ptr);
 
+/* The same, but the connection's first event is left to the caller. */
+int example_server_connect(struct rpma_peer *peer, const char *addr, const char *port,
+		const struct rpma_conn_cfg *cfg, const struct rpma_conn_private_data *pdata,
+		const char *ready_file, struct rpma_conn **conn_ptr);
+
 /*
  * Client, one attempt: connect with pdata and return the first connection
  * event in *event. The connection is kept only when it is ESTABLISHED.
