@@ -264,9 +264,10 @@ write_and_cut() { # RD
 	start_servers "$rd/server.log" || { echo "the servers did not listen (server.log)" >"$rd/error"; return 1; }
 	step "$R" "writing for ${WRITE_TIME}s at $R_RATE IOPS a method, then the power cut while they write" eta
 	# every write fio saw complete, a file per job (write_iops.N.log, the N-th job:
-	# milliseconds, 1, direction, size, offset): jobs sharing one --write_iolog
+	# Unix milliseconds, 1, direction, size, offset): jobs sharing one --write_iolog
 	# splice each other's lines, fio buffering each job's 8 KiB at a time
-	client_start "$rd" "$rd/write.json" "$rd/write.log" --write_iops_log="$rd/write" --log_offset=1
+	client_start "$rd" "$rd/write.json" "$rd/write.log" --write_iops_log="$rd/write" --log_offset=1 \
+		--log_unix_epoch=1
 	if client_ends_within "$WRITE_TIME"; then
 		client_wait || rc=$?
 		drop_servers
@@ -276,8 +277,12 @@ write_and_cut() { # RD
 	fi
 	# the cut from here, not as fio's --trigger: fio stops every job before it runs one,
 	# and a write acknowledged before it is durable may become so in that pause
-	rc=0
+	# (when, by the clock of fio's logs: how long before it each method was last
+	# acknowledged)
+	local t0
+	rc=0 t0=$(date +%s%3N)
 	sh -c "$POWER_CUT" >"$rd/power-cut.log" 2>&1 || rc=$?
+	echo "$t0 $(date +%s%3N)" >"$rd/power-cut.time"
 	echo "$rc" >"$rd/power-cut.rc"
 	if [ "$rc" != 0 ]; then
 		client_interrupt "$rd" "the power cut failed"

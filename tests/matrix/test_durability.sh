@@ -14,7 +14,9 @@
 #   - reverts to an earlier round's state (its blocks where this round wrote): all LOST;
 #   - hands one job's region back holding the other's blocks of the same round;
 #   - loses the writes of the last 100 ms (fewer than all): exactly those offsets, each method counted
-#     over all of its own writes, with a torn block (its data, not its header);
+#     over all of its own writes, with a torn block (its data, not its header); the
+#     same with one job's writes stalled before the cut (none of its writes lost: its
+#     verdict open, the time since its last acknowledgement beyond --max-quiet);
 #   - a boot id that cannot be read before the cut, a cut that reboots nothing, a cut
 #     that stops no job (they were not writing when it came), a cut that fails, a
 #     result folder with a space, a quote and $(...) in its name;
@@ -57,6 +59,8 @@ boot_id() { cat "$WORK/boot-id" 2>/dev/null; }
 # server back (the runner waits for it while the client's writes fail): they may be
 # written again once that fio has ended (a real client's connection is gone for good)
 export LD_PRELOAD=$CUT_WRITES CUT_WRITES_FLAG=$WORK/power-off
+# (a stall of gpspm's writes while this file exists: stalled_job)
+export CUT_WRITES_STALL=$WORK/stall CUT_WRITES_STALL_JOB=gpspm.0.0
 CUT="touch '$CUT_WRITES_FLAG'; od -An -N8 -tx1 /dev/urandom >'$WORK/boot-id'"
 BACK="while pgrep -f -- '^fio .*--aux-path=$WORK/' >/dev/null; do sleep 0.2; done; rm -f '$CUT_WRITES_FLAG'"
 
@@ -383,6 +387,45 @@ odd_folder() {
 	[ "$(cat "$WORK/$name/power-cut.rc")" = 0 ] && [ ! -e "$WORK/dev/pwned" ] && [ ! -e pwned ]
 }
 
+# RUN: a round as the runner runs it, gpspm's writes stalled (as a lost packet's
+# retries stall them) from 1.5 s before the cut while apm's go on; the platform's loss
+# LOSS; the exit status, the report built
+stalled_run() { # RUN LOSS
+	OUT=$WORK/$1 ROUNDS=1 BEFORE_RESTART=$2 POWER_CUT="touch '$WORK/stall'; sleep 1.5; $CUT; rm -f '$WORK/stall'"
+	OPTIONS_JSON=$(sed 's/"rounds": "1"/&, "max_quiet": "1000"/' "$WORK/options.json")
+	echo boot-12 >"$WORK/boot-id"
+	local rc=0
+	(cd "$WORK/dev" && rounds && exit_status) || rc=$?
+	python3 "$MATRIX" durability "$OUT" >/dev/null || return 1
+	echo "$1: status: $(cat "$OUT/status"), exit status $rc"
+	cut -f1,6- "$OUT/rounds/r1/result.tsv"
+	grep '^| \(apm\|gpspm\) | \*\*' "$OUT/report.md"
+	return "$rc"
+}
+
+# The platform loses the writes of its last 100 ms, gpspm stalled before them: apm's
+# are caught, none of gpspm's acknowledged writes is lost (the hole: judged on them
+# alone it SURVIVED), its quiet time names the stall and its verdict stays open. The
+# same stall with nothing lost: exit 3, and 0 where --max-quiet allows the stall.
+stalled_job() {
+	local rc=0 d=$WORK/stalled-lossy
+	image before-stalled
+	stalled_run stalled-lossy "python3 '$WORK/lose-recent.py' '$WORK' '$d/rounds/r1'" || rc=$?
+	[ "$rc" = 1 ] && [ "$(awk -F'\t' '$1 == "apm" { print $8 }' "$d/rounds/r1/result.tsv")" -gt 0 ] &&
+		[ "$(awk -F'\t' '$1 == "gpspm" { print $8 }' "$d/rounds/r1/result.tsv")" = 0 ] &&
+		[ "$(awk -F'\t' '$1 == "apm" { print $11 }' "$d/rounds/r1/result.tsv")" -lt 500 ] &&
+		[ "$(awk -F'\t' '$1 == "gpspm" { print $11 }' "$d/rounds/r1/result.tsv")" -ge 1400 ] &&
+		grep -q '^| gpspm | \*\*NOT JUDGED: its last write was acknowledged up to [0-9]* ms before the power went, in round(s) 1 (more than --max-quiet 1000 ms)' \
+			"$d/report.md" || return 1
+	rc=0
+	d=$WORK/stalled
+	stalled_run stalled true || rc=$?
+	[ "$rc" = 3 ] && grep -q '^| apm | \*\*SURVIVED: .*, quiet for [0-9]* ms at most before each' "$d/report.md" &&
+		grep -q '^| gpspm | \*\*NOT JUDGED: its last write was acknowledged up to' "$d/report.md" || return 1
+	sed -i 's/"max_quiet": "1000"/"max_quiet": "5000"/' "$d/options.json"
+	python3 "$MATRIX" durability-status "$d"
+}
+
 # RUN: two rounds as the runner runs them (rounds, then exit_status), the platform's
 # loss --before-restart's LOSS: each round its own seed and pattern, the run's status
 # and options.json; its exit status
@@ -445,6 +488,7 @@ check "memory back to before the round: every acknowledged write LOST" reverts_t
 check "memory back to an earlier round's: every acknowledged write LOST" reverts_to_earlier_round
 check "the last 100 ms lost, a torn block: exactly those, each method over its own writes" loses_last_writes
 check "a region holding another job's blocks of the round: every write of it LOST" aliased_region
+check "a job stalled 1.5 s before the cut: its quiet time, no SURVIVED beyond --max-quiet" stalled_job
 check "no boot id before the cut: not judged" no_boot_id
 check "a power cut that rebooted nothing: not judged" cut_did_nothing
 check "a power cut that stopped no job's writes: not judged" cut_stopped_nothing

@@ -107,6 +107,14 @@ class Settings(unittest.TestCase):
             self.assertEqual(list(doc), list(json.load(f)))
         self.assertEqual((doc["rate"], doc["server_size"], doc["direct_write_to_pmem"]), ("auto", "1g", "0"))
         self.assertEqual(doc["command"], "run_durability.sh --server h")
+        self.assertEqual(doc["max_quiet"], "1000")
+
+    def test_max_quiet_is_recorded_and_a_positive_number_of_ms(self):
+        s = opts.parse(["--max-quiet", "250"], "/r")
+        self.assertEqual(opts.recorded(s, "run_durability.sh", [])["max_quiet"], "250")
+        for bad in ("0", "1s", "-5"):
+            with self.assertRaisesRegex(opts.UsageError, f"--max-quiet: '{bad}' is not a positive whole number"):
+                script("--max-quiet", bad)
 
     def test_in_the_vm_16m_a_method_and_direct_write(self):
         s = opts.parse([], "/r")

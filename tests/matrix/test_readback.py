@@ -27,14 +27,21 @@ def state_bytes(numberio, depth, comps, nofiles=1, version=3):
     return struct.pack("<QQQ", version, len(body), 0) + body
 
 
+# a Unix time in ms: the k-th write a job's log holds completed at EPOCH + k
+EPOCH = 1795976920000
+
+
 class Folder:
     """A round's folder: shape, the write run's per-job logs of completed writes
     (COMPLETED: job -> offsets) and its JSON (ENDED: job -> fio's error, 5 unless told),
-    saved states, the read-back's I/O log (the first READS of each job's writes) and
-    output."""
+    the cut's command's start and end (CUT, ms after EPOCH), saved states, the
+    read-back's I/O log (the first READS of each job's writes) and output."""
 
-    def __init__(self, writes, states, reads, messages="", errors=None, completed=None, ended=None):
+    def __init__(self, writes, states, reads, messages="", errors=None, completed=None, ended=None,
+                 cut=(45, 50)):
         self.dir = tempfile.mkdtemp()
+        with open(os.path.join(self.dir, "power-cut.time"), "w") as f:
+            f.write(f"{EPOCH + cut[0]} {EPOCH + cut[1]}\n")
         with open(os.path.join(self.dir, "shape.tsv"), "w") as f:
             f.write("2\t4k\t4\t4\t100\t77\t0x00112233\n")
         with open(os.path.join(self.dir, "readback.iolog"), "w") as f:
@@ -48,7 +55,7 @@ class Folder:
         for i, (job, _) in enumerate(states):
             with open(os.path.join(self.dir, f"write_iops.{i + 1}.log"), "w") as f:
                 for t, off in enumerate((completed or {}).get(job, [])):
-                    f.write(f"{t}, 1, 1, 4096, {off}\n")
+                    f.write(f"{EPOCH + t}, 1, 1, 4096, {off}, 0\n")
         ended = ended or {}
         wjobs = ",".join(f'{{"jobname": "{j}", "error": {ended.get(j, 5)}}}' for j, _ in states)
         with open(os.path.join(self.dir, "write.json"), "w") as f:
@@ -103,14 +110,15 @@ class Acknowledged(unittest.TestCase):
 
 
 class Judge(unittest.TestCase):
-    def round_of(self, reads_apm, messages="", errors=None, comps_apm=None, ended=None):
-        # apm: 40 issued, 39 completed (the 40th in flight at the cut); gpspm: 12 and 12
+    def round_of(self, reads_apm, messages="", errors=None, comps_apm=None, ended=None, cut=(45, 50)):
+        # apm: 40 issued, 39 completed (the 40th in flight at the cut), the last at
+        # EPOCH + 38; gpspm: 12 and 12, the last at EPOCH + 11
         apm, gpspm = offsets(40), offsets(12, 1 << 20)
         writes = [("apm", o) for o in apm] + [("gpspm", o) for o in gpspm]
         comps = apm[36:39] if comps_apm is None else comps_apm
         states = [("apm", state_bytes(40, 4, comps)), ("gpspm", state_bytes(12, 4, gpspm[-4:]))]
         return Folder(writes, states, [("apm", reads_apm), ("gpspm", 12)], messages, errors,
-                      {"apm": apm[:39], "gpspm": gpspm}, ended), apm, gpspm
+                      {"apm": apm[:39], "gpspm": gpspm}, ended, cut), apm, gpspm
 
     def test_verify_errors_no_message_names_cannot_be_judged(self):
         # another fio's wording of a bad block: fio counted 2 verify errors, the parser
@@ -130,10 +138,10 @@ class Judge(unittest.TestCase):
         # apm's 30th write lies beyond all 12 of gpspm's: counted all the same
         d, apm, _ = self.round_of(40, bad_at("apm", [4096 * k for k in (3, 30, 39)]))  # 39: in flight
         (row_apm, lost_apm), (row_gpspm, lost_gpspm) = readback.judge(d.dir, ["apm", "gpspm"])
-        self.assertEqual(row_apm[5:], [39, 39, 2, 0, 40])
+        self.assertEqual(row_apm[5:], [39, 39, 2, 0, 40, 7])
         self.assertEqual([o for o, _ in lost_apm], [apm[3], apm[30]])
         self.assertIn("bad magic header", lost_apm[0][1])
-        self.assertEqual(row_gpspm[5:], [12, 12, 0, 0, 12])
+        self.assertEqual(row_gpspm[5:], [12, 12, 0, 0, 12, 34])
         self.assertEqual(lost_gpspm, [])
 
     def test_the_last_writes_acknowledged_are_judged(self):
@@ -194,6 +202,32 @@ class Judge(unittest.TestCase):
         with self.assertRaisesRegex(readback.RoundError, "not fio's per-I/O log with offsets"):
             readback.judge(d.dir, ["apm", "gpspm"])
 
+    def test_quiet_counts_to_the_cut_s_start_or_the_round_s_last_acknowledgement(self):
+        # the cut's command began at EPOCH + 45: apm last acknowledged 7 ms before,
+        # gpspm 34; one that began at EPOCH + 10 took a while to cut (apm acknowledged
+        # until EPOCH + 38): counted to apm's last, when the server was surely up
+        for cut, quiet in (((45, 50), [7, 34]), ((10, 20), [0, 27])):
+            d, _, _ = self.round_of(40, cut=cut)
+            self.assertEqual([r[10] for r, _ in readback.judge(d.dir, ["apm", "gpspm"])], quiet)
+
+    def test_a_write_log_without_unix_times_cannot_be_judged(self):
+        d, _, _ = self.round_of(40)
+        with open(d.path("write_iops.2.log"), "w") as f:
+            f.write("".join(f"{t}, 1, 1, 4096, {(1 << 20) + 4096 * t}, 0\n" for t in range(12)))
+        with self.assertRaisesRegex(readback.RoundError, "write_iops.2.log: its times are not Unix times"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
+    def test_no_record_of_the_cut_s_time_cannot_be_judged(self):
+        d, _, _ = self.round_of(40)
+        os.remove(d.path("power-cut.time"))
+        with self.assertRaisesRegex(readback.RoundError, "no power-cut.time"):
+            readback.judge(d.dir, ["apm", "gpspm"])
+        for bad in ("", "1795976920040", f"{EPOCH + 50} {EPOCH + 45}", "12 40", f"{EPOCH} x"):
+            with open(d.path("power-cut.time"), "w") as f:
+                f.write(bad + "\n")
+            with self.assertRaisesRegex(readback.RoundError, "is not the cut's start and end"):
+                readback.judge(d.dir, ["apm", "gpspm"])
+
     def test_no_fio_json_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
         os.remove(d.path("readback.json"))
@@ -205,8 +239,9 @@ def rnd(results, n=1):
     return {"shape": {"round": str(n)}, "results": results, "lost": [], "error": "" if results else "x"}
 
 
-def row(m, acked, back, lost):
-    return {"method": m, "round": "1", "acknowledged": str(acked), "read_back": str(back), "lost": str(lost)}
+def row(m, acked, back, lost, quiet=5, n=1):
+    return {"method": m, "round": str(n), "acknowledged": str(acked), "read_back": str(back), "lost": str(lost),
+            "quiet_ms": str(quiet)}
 
 
 class Verdicts(unittest.TestCase):
@@ -234,11 +269,26 @@ class Verdicts(unittest.TestCase):
     def test_a_loss_wins(self):
         v = verdicts(["apm"], [rnd([row("apm", 100, 90, 3)]), rnd([], 2)])[0]
         self.assertTrue(v["verdict"].startswith("LOST 3"), v)
+        v = verdicts(["apm"], [rnd([row("apm", 100, 100, 3, quiet=5000)])])[0]
+        self.assertTrue(v["verdict"].startswith("LOST 3"), v)
+
+    def test_a_method_quiet_too_long_before_a_cut_is_not_survived(self):
+        # round 2: its job stalled 1800 ms before the power went (a lost packet's
+        # retries): a platform that loses the writes of its last second lost none of it
+        rounds = [rnd([row("apm", 100, 100, 0, 12)]), rnd([row("apm", 3, 3, 0, 1800, 2)], 2)]
+        v = verdicts(["apm"], rounds)[0]
+        self.assertEqual(v["verdict"], "NOT JUDGED: its last write was acknowledged up to 1800 ms before the "
+                         "power went, in round(s) 2 (more than --max-quiet 1000 ms): the writes nearest the "
+                         "cut, which a platform loses first, were not tested there")
+        self.assertEqual(v["quiet"], 1800)
+        v = verdicts(["apm"], rounds, limit=2000)[0]
+        self.assertEqual(v["verdict"], "SURVIVED: every acknowledged write read back intact, 2 power cut(s), "
+                         "quiet for 1800 ms at most before each")
 
 
 def run_folder(results, status="complete", methods="apm,gpspm"):
     """A run's folder: RESULTS a round each (result.tsv's rows: method, acknowledged,
-    read back, lost; None: a round not judged)."""
+    read back, lost[, quiet: 5 ms unless told]; None: a round not judged)."""
     d = tempfile.mkdtemp()
     with open(os.path.join(d, "options.json"), "w") as f:
         f.write(f'{{"methods": "{methods}"}}')
@@ -252,8 +302,9 @@ def run_folder(results, status="complete", methods="apm,gpspm"):
                 f.write("the server was not back\n")
             continue
         with open(os.path.join(rd, "result.tsv"), "w") as f:
-            for m, acked, back, lost in rows:
-                f.write(f"{m}\t{n}\t4k\t1\t1\t{acked}\t{back}\t{lost}\t{int(acked) - int(back)}\t{acked}\n")
+            for m, acked, back, lost, *quiet in rows:
+                f.write(f"{m}\t{n}\t4k\t1\t1\t{acked}\t{back}\t{lost}\t{int(acked) - int(back)}\t{acked}\t"
+                        f"{quiet[0] if quiet else 5}\n")
     return d
 
 
@@ -309,6 +360,23 @@ class ExitStatus(unittest.TestCase):
             f.write("the read-back's I/O log is incomplete\n")
         self.assertEqual(exit_status(d), 3)
         self.assertTrue(verdicts(["apm"], load_rounds(d))[0]["verdict"].startswith("NOT JUDGED"))
+
+    def test_a_method_quiet_too_long_before_a_cut_is_3(self):
+        stalled = [("apm", 50, 50, 0), ("gpspm", 2, 2, 0, 1500)]
+        self.assertEqual(exit_status(run_folder([CLEAN, stalled])), 3)
+        d = run_folder([CLEAN, stalled])
+        with open(os.path.join(d, "options.json"), "w") as f:
+            f.write('{"methods": "apm,gpspm", "max_quiet": "2000"}')
+        self.assertEqual(exit_status(d), 0)
+
+    def test_a_round_without_quiet_times_is_not_judged(self):
+        # (one judged before they were recorded, or cut short)
+        for quiet in ("", "-3", None):
+            d = run_folder([CLEAN, CLEAN])
+            with open(os.path.join(d, "rounds", "r2", "result.tsv"), "w") as f:
+                f.write("apm\t2\t4k\t1\t1\t50\t50\t0\t0\t50" + ("" if quiet is None else f"\t{quiet}") + "\n")
+            self.assertEqual(exit_status(d), 3)
+            self.assertIn("quiet_ms is not a number", load_rounds(d)[1]["error"])
 
     def test_an_acknowledged_write_not_read_back_is_3(self):
         self.assertEqual(exit_status(run_folder([[("apm", 50, 49, 0), ("gpspm", 40, 40, 0)]])), 3)

@@ -54,7 +54,7 @@ if [ "${1:-}" = --platform ]; then
 	case ${PLATFORM:?}:${DURABILITY_ROUND:?} in
 	run1:1)
 		# each method's writes completed in its last 300 ms before the cut
-		# (write_iops.N.log, the runner's log of its N-th job: milliseconds, 1,
+		# (write_iops.N.log, the runner's log of its N-th job: Unix ms, 1,
 		# direction, size, offset; the cut lands while they write, and every write in
 		# the log was acknowledged), and its 6th write torn
 		i=0 blocks=() torn=()
@@ -116,7 +116,8 @@ runner() { # OUT PLATFORM ROUNDS [RUNNER OPTIONS...]
 	sed -n '/^\[round/p; /^  [a-z]/p' "$E2E_DIR/runner.log" | tail -n $((rounds * 6))
 }
 
-figure() { # OUT ROUND METHOD COLUMN (results.csv: 6 acknowledged 7 read back 8 lost 9 unread 10 issued)
+figure() { # OUT ROUND METHOD COLUMN (results.csv: 6 acknowledged 7 read back 8 lost 9 unread 10 issued
+	# 11 quiet)
 	awk -F, -v r="$2" -v m="$3" -v c="$4" '$1 == m && $2 == r { print $c }' "$1/results.csv"
 }
 
@@ -172,8 +173,34 @@ durability_rounds() {
 	grep -q "<td class='lost'><b>LOST [0-9]* acknowledged write(s) in round(s) 1</b>" "$RUN/report.html" ||
 		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
 	power_shown "$RUN" 2 run1
+	quiet_recorded
 	[ "$NAME" != durability ] || control_kept
 	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
+}
+
+# run 1: each round's cut timed by the client's clock (power-cut.time: its command's
+# start and end, Unix ms) and each method's quiet before it (results.csv's 11th
+# column: from its last acknowledged write, by its write log's Unix times, to the
+# command's start), a number of ms the report's verdicts show
+quiet_recorded() {
+	local st=0 r m t q
+	for r in 1 2; do
+		t=$(cat "$RUN/rounds/r$r/power-cut.time" 2>/dev/null)
+		if ! [[ $t =~ ^([0-9]{13})\ ([0-9]{13})$ ]] || [ "${BASH_REMATCH[2]}" -lt "${BASH_REMATCH[1]}" ]; then
+			echo "  round $r: power-cut.time '$t' is not the cut's start and end in Unix ms" >>"$E2E_DIR/why"
+			st=1
+			continue
+		fi
+		for m in "${METHODS[@]}"; do
+			q=$(figure "$RUN" "$r" "$m" 11)
+			echo "  $m, round $r: quiet $q ms before the cut (its command took" \
+				"$((BASH_REMATCH[2] - BASH_REMATCH[1])) ms)"
+			[[ $q =~ ^[0-9]+$ ]] || { echo "  $m, round $r: no quiet time ('$q')" >>"$E2E_DIR/why"; st=1; }
+		done
+	done
+	grep -q '^| method | verdict | rounds judged | acknowledged | read back | lost | quiet before a cut (ms) |$' \
+		"$RUN/report.md" || { echo "  report.md: the verdicts show no quiet time" >>"$E2E_DIR/why"; st=1; }
+	e2e_result "$NAME-run1-quiet-before-each-cut-timed" "$st"
 }
 
 # run 1's canary control: the warm reset kept the token, and the report says so

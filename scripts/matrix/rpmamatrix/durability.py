@@ -13,6 +13,10 @@ from .durability_plan import warm_cut, warm_cut_note
 from .readback import RESULT_COLUMNS as ROUND_COLUMNS
 from .report_html import write_reports
 
+# --max-quiet's default (ms): run_durability.sh's, and the report's for a run that
+# recorded none
+DEFAULT_MAX_QUIET = 1000
+
 
 def read_tsv(path, columns):
     try:
@@ -74,9 +78,13 @@ FIGURES = ("acknowledged", "read_back", "lost", "unread", "issued")
 
 def malformed(rows):
     """Why result.tsv's rows cannot be read as the judge writes them, or "": a row cut
-    short or a figure that is no number vouches for nothing."""
+    short or a figure that is no number vouches for nothing (the quiet time is none
+    only where nothing was acknowledged)."""
     for r in rows:
         bad = [c for c in FIGURES if not (r.get(c) or "").isdigit()]
+        if not bad and not (r.get("quiet_ms") or "").isdigit() and \
+                not (r.get("quiet_ms") == "" and r["acknowledged"] == "0"):
+            bad = ["quiet_ms"]
         if bad:
             return (f"result.tsv: method {r.get('method', '?')}'s {', '.join(bad)} "
                     f"{'is' if len(bad) == 1 else 'are'} not a number")
@@ -88,11 +96,31 @@ def count(row, column):
     return int(row[column])
 
 
-def verdicts(methods, rounds, power_cut=""):
-    """Per method: rounds judged, writes acknowledged, read back and lost, and the verdict.
-    SURVIVED only where every round was judged, every acknowledged write read back and
-    none lost: a round not judged or a write not read back leaves the question open, and
-    so does a POWER_CUT that reads as a reboot or a warm reset."""
+def max_quiet(options):
+    """--max-quiet of the run (ms), its default where options.json has none."""
+    value = str(options.get("max_quiet", DEFAULT_MAX_QUIET))
+    return int(value) if value.isdigit() else DEFAULT_MAX_QUIET
+
+
+def quiet_note(rows, limit):
+    """Why rows whose method was quiet for longer than LIMIT ms before the power went
+    leave the verdict open, or ""."""
+    quiet = [r for r in rows if int(r["quiet_ms"] or 0) > limit]
+    if not quiet:
+        return ""
+    worst = max(int(r["quiet_ms"]) for r in quiet)
+    return (f"NOT JUDGED: its last write was acknowledged up to {worst} ms before the power went, in "
+            f"round(s) {', '.join(r['round'] for r in quiet)} (more than --max-quiet {limit} ms): the "
+            "writes nearest the cut, which a platform loses first, were not tested there")
+
+
+def verdicts(methods, rounds, power_cut="", limit=DEFAULT_MAX_QUIET):
+    """Per method: rounds judged, writes acknowledged, read back and lost, its longest
+    quiet before a cut, and the verdict. SURVIVED only where every round was judged,
+    every acknowledged write read back and none lost, and the method was quiet for at
+    most LIMIT ms before each cut: a round not judged, a write not read back or a job
+    that stalled before the cut leaves the question open, and so does a POWER_CUT that
+    reads as a reboot or a warm reset."""
     out = []
     for m in methods:
         rows = [r for rd in rounds for r in rd["results"] if r["method"] == m]
@@ -102,6 +130,7 @@ def verdicts(methods, rounds, power_cut=""):
         unread = acked - back
         lost_rounds = [r["round"] for r in rows if count(r, "lost") > 0]
         open_rounds = len(rounds) - len(rows)
+        quiet = max((int(r["quiet_ms"] or 0) for r in rows), default=0)
         if lost:
             verdict = f"LOST {lost} acknowledged write(s) in round(s) {', '.join(lost_rounds)}"
         elif not rows:
@@ -112,13 +141,16 @@ def verdicts(methods, rounds, power_cut=""):
         elif open_rounds:
             verdict = (f"NOT JUDGED: {open_rounds} of {len(rounds)} round(s) could not be judged "
                        f"(nothing lost in the other {len(rows)})")
+        elif quiet_note(rows, limit):
+            verdict = quiet_note(rows, limit)
         elif warm_cut(power_cut):
             verdict = (f"NOT JUDGED: every acknowledged write read back intact, but the power cut reads "
                        f"as a reboot or a warm reset ({warm_cut(power_cut)})")
         else:
-            verdict = f"SURVIVED: every acknowledged write read back intact, {len(rows)} power cut(s)"
+            verdict = (f"SURVIVED: every acknowledged write read back intact, {len(rows)} power cut(s), "
+                       f"quiet for {quiet} ms at most before each")
         out.append({"method": m, "verdict": verdict, "judged": len(rows), "acknowledged": acked,
-                    "read_back": back, "lost": lost})
+                    "read_back": back, "lost": lost, "quiet": quiet if rows else ""})
     return out
 
 
@@ -195,15 +227,21 @@ def cmd_durability(args):
            f"{options.get('write_time', '?')} s, the server's power cut (`{options.get('power_cut', '?')}`), "
            "then every write fio saw acknowledged read back over RDMA and checked.", ""]
     md += ["## Verdicts", ""]
-    md += table_head(["method", "verdict", "rounds judged", "acknowledged", "read back", "lost"])
-    for v in verdicts(methods, rounds, options.get("power_cut", "")):
+    md += table_head(["method", "verdict", "rounds judged", "acknowledged", "read back", "lost",
+                      "quiet before a cut (ms)"])
+    limit = max_quiet(options)
+    for v in verdicts(methods, rounds, options.get("power_cut", ""), limit):
         md.append(f"| {v['method']} | **{v['verdict']}** | {v['judged']} | {v['acknowledged']} | "
-                  f"{v['read_back']} | {v['lost']} |")
+                  f"{v['read_back']} | {v['lost']} | {v['quiet']} |")
     md += ["", "Acknowledged counts the writes fio saw complete (each job's write log), up to the "
            "power cut, which came while they were going (each job ended with its writes failing); "
            "those in flight then were never acknowledged. Read back, those of them the read-back "
-           "read again. SURVIVED needs every round judged and every acknowledged write read back "
-           "intact.", "", power_loss_line(options, rounds, control), ""]
+           "read again. Quiet: how long the method's last write was acknowledged before the cut's "
+           "command began (or before the round's last acknowledged write, if later), the least it was "
+           "before the power went: a platform that loses the writes of its last moments loses none of "
+           "a method that had stopped being acknowledged. SURVIVED needs every round judged, every "
+           f"acknowledged write read back intact and every quiet at most {limit} ms (`--max-quiet`).",
+           "", power_loss_line(options, rounds, control), ""]
     md += ["## Rounds", ""]
     md += ["Each round wrote with a random seed and a verify pattern of its own: fio compared every "
            "block read back with its header (the offset) and that pattern byte for byte, so no block "
@@ -212,13 +250,13 @@ def cmd_durability(args):
            "apm-native 03): the jobs share the seed (their offsets may meet), and a region holding "
            "another job's blocks fails too.", ""]
     md += table_head(["round", "bs", "iodepth", "batch", "rate (IOPS)", "seed", "pattern", "method",
-                      "issued", "acknowledged", "read back", "lost"])
+                      "issued", "acknowledged", "read back", "lost", "quiet (ms)"])
     for rd in rounds:
         s = rd["shape"]
         for r in rd["results"]:
             md.append(f"| {r['round']} | {r['bs']} | {r['iodepth']} | {r['batch']} | {s.get('rate', '')} | "
                       f"{s.get('seed', '')} | `{s.get('pattern', '')}` | {r['method']} | {r.get('issued', '')} | "
-                      f"{r['acknowledged']} | {r['read_back']} | {r['lost']} |")
+                      f"{r['acknowledged']} | {r['read_back']} | {r['lost']} | {r['quiet_ms']} |")
     not_judged = [rd for rd in rounds if rd["error"]]
     if not_judged:
         md += ["", "Rounds not judged:", ""]
@@ -233,7 +271,8 @@ def cmd_durability(args):
     md += ["", "## What this run shows", ""] + what_it_shows(env, options)
     md += ["", "## Environment", ""] + table_head(["", ""])
     for k in ("server_host", "server_ip", "server_mem", "server_size", "direct_write_to_pmem", "native",
-              "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "canary_reset", "command"):
+              "methods", "power_cut", "wait_up", "before_restart", "dram_canary", "canary_reset", "max_quiet",
+              "command"):
         md.append(f"| {k} | `{options.get(k, '')}` |")
     md += [f"| {k} | {str(v).replace('|', '/')} |" for k, v in env_items(env)]
     md += ["", f"status: {status}"]

@@ -14,13 +14,14 @@ import socket
 import sys
 
 from .common import shell_assignments
+from .durability import DEFAULT_MAX_QUIET
 from .durability_plan import DURABILITY_METHODS, dry_run_text, size_bytes, warm_cut_note
 from .durability_usage import usage
 from .runargs import hosts_problem, user_args
 
 DEFAULTS = {"METHODS": "apm,gpspm", "ROUNDS": "4", "BS_LIST": "4k,64k", "QD_LIST": "1,8", "BATCH": "4",
-            "WRITE_TIME": "10", "RATE": "", "SSH_HOST": "", "SERVER_IP": "", "POWER_CUT": "",
-            "WAIT_UP": "", "WAIT_UP_TIMEOUT": "600", "BEFORE_RESTART": "", "SERVER_MEM": "",
+            "WRITE_TIME": "10", "RATE": "", "MAX_QUIET": str(DEFAULT_MAX_QUIET), "SSH_HOST": "", "SERVER_IP": "",
+            "POWER_CUT": "", "WAIT_UP": "", "WAIT_UP_TIMEOUT": "600", "BEFORE_RESTART": "", "SERVER_MEM": "",
             "SERVER_SIZE": "", "DIRECT_WRITE": "0", "PORT_BASE": "7600", "NATIVE": "0", "VM_KERNEL": "",
             "DRAM_CANARY": "", "CANARY_RESET": "", "CANARY_PATH": "", "CANARY_BLOCK": "0", "OUT": "", "DRY_RUN": "0",
             "IN_VM": "0"}
@@ -29,7 +30,7 @@ VALUE_OPTIONS = {"--server": "SSH_HOST", "--remote-dir": "REMOTE_DIR", "--server
                  "--power-cut": "POWER_CUT", "--wait-up": "WAIT_UP", "--wait-up-timeout": "WAIT_UP_TIMEOUT",
                  "--before-restart": "BEFORE_RESTART", "--methods": "METHODS", "--rounds": "ROUNDS",
                  "--bs": "BS_LIST", "--iodepth": "QD_LIST", "--batch": "BATCH", "--write-time": "WRITE_TIME",
-                 "--rate": "RATE", "--mem": "SERVER_MEM", "--mem-size": "SERVER_SIZE",
+                 "--rate": "RATE", "--max-quiet": "MAX_QUIET", "--mem": "SERVER_MEM", "--mem-size": "SERVER_SIZE",
                  "--vm-kernel": "VM_KERNEL", "--port": "PORT_BASE", "--dram-canary": "DRAM_CANARY",
                  "--canary-reset": "CANARY_RESET", "--out": "OUT"}
 # option -> the variable it sets to 1
@@ -39,6 +40,7 @@ VM_POWER = "scripts/softroce-vm.d/power.sh"
 # options.json: its key -> the setting (a function of all of them)
 RECORDED = [("methods", "METHODS"), ("rounds", "ROUNDS"), ("bs", "BS_LIST"), ("iodepth", "QD_LIST"),
             ("batch", "BATCH"), ("write_time", "WRITE_TIME"), ("rate", lambda s: s["RATE"] or "auto"),
+            ("max_quiet", "MAX_QUIET"),
             ("server_ip", "SERVER_IP"), ("server_host", "SSH_HOST"), ("server_mem", "SERVER_MEM"),
             ("server_size", "SERVER_SIZE"), ("direct_write_to_pmem", "DIRECT_WRITE"), ("native", "NATIVE"),
             ("power_cut", "POWER_CUT"), ("wait_up", "WAIT_UP"), ("before_restart", "BEFORE_RESTART"),
@@ -123,7 +125,7 @@ def check_shapes(s):
 def check(s):
     """The values' checks, in the order the runner always made them (up to the hosts')."""
     for option, var in (("--rounds", "ROUNDS"), ("--batch", "BATCH"), ("--write-time", "WRITE_TIME"),
-                        ("--wait-up-timeout", "WAIT_UP_TIMEOUT")):
+                        ("--wait-up-timeout", "WAIT_UP_TIMEOUT"), ("--max-quiet", "MAX_QUIET")):
         positive(option, s[var])
     if s["RATE"]:
         positive("--rate", s["RATE"])

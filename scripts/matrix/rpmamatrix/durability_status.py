@@ -8,7 +8,7 @@ import os
 import sys
 
 from .common import read_json
-from .durability import count, load_rounds, read_text, verdicts
+from .durability import count, load_rounds, max_quiet, read_text, verdicts
 
 LOST, OPEN, SURVIVED = 1, 3, 0
 
@@ -17,7 +17,7 @@ def exit_status(folder):
     options = read_json(os.path.join(folder, "options.json"), {})
     methods = [m for m in options.get("methods", "").split(",") if m]
     rounds = load_rounds(folder, options.get("dram_canary", ""), options.get("canary_reset", ""))
-    said = [v["verdict"] for v in verdicts(methods, rounds, options.get("power_cut", ""))]
+    said = [v["verdict"] for v in verdicts(methods, rounds, options.get("power_cut", ""), max_quiet(options))]
     if any(count(row, "lost") > 0 for rd in rounds for row in rd["results"]) or \
             any(v.startswith("LOST") for v in said):
         return LOST

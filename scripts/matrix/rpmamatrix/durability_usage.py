@@ -59,6 +59,12 @@ The rounds:
   --rate IOPS            writes per second per method (default: half the region's
                          blocks over --write-time: the writes must not cover the
                          region before the cut, else there is nothing in flight)
+  --max-quiet MS         SURVIVED only where no method was quiet for longer before
+                         a cut (default $MAX_QUIET): its last write acknowledged
+                         that long before --power-cut's command began (or before
+                         the round's last acknowledged write); a job that stalled
+                         on a lost packet or failed before the cut tested none of
+                         the writes a platform loses first
 
 Each round writes with a random seed and a verify pattern of its own (fio checks
 every byte of a block against it), so that no block an earlier round, an earlier

@@ -3,15 +3,17 @@
 acknowledged, and which of them read back intact after the power cut.
 
 The round's folder holds what the write run left -- a log per job of every write
-that completed without an error (write_iops.N.log, the N-th job: milliseconds, 1,
-direction, size, offset; fio logs a completion only when the engine reported it
-done, and a power cut lands while the jobs still write), and the verify state fio
-saved as each job ended (local-JOB-I-verify.state: how many writes it issued, the
-offsets of its last completions) -- and what the read-back left: fio re-issuing
-the same offsets, in the same order, as reads, checking each block against the
-round's own pattern and going on past a bad one, one job after the other
-(readback.iolog: every read; readback.json, readback.log: every bad block named
-"at file JOB.0.0 offset N", and how many reads each job made).
+that completed without an error (write_iops.N.log, the N-th job: Unix time in
+milliseconds, 1, direction, size, offset; fio logs a completion only when the engine
+reported it done, and a power cut lands while the jobs still write), when the cut's
+command began and ended (power-cut.time: two Unix times in milliseconds, by this
+host's clock, fio's), and the verify state fio saved as each job ended
+(local-JOB-I-verify.state: how many writes it issued, the offsets of its last
+completions) -- and what the read-back left: fio re-issuing the same offsets, in the
+same order, as reads, checking each block against the round's own pattern and going
+on past a bad one, one job after the other (readback.iolog: every read;
+readback.json, readback.log: every bad block named "at file JOB.0.0 offset N", and
+how many reads each job made).
 
 Acknowledged: every offset of the job's write log, up to the last completion
 before the power went (each offset once: the jobs cover their region once). The
@@ -19,8 +21,16 @@ saved state must agree with it (each of its completions in the log, no more
 completions than writes issued), or the round is not judged. Writes read but
 never acknowledged (in flight at the cut) are not judged. The bad blocks named must
 be as many as the verify errors fio counted (its JSON's total_err), or the round is
-not judged. Leaves result.tsv (per method: acknowledged, read back, lost, unread,
-issued) and lost.tsv (each lost write's offset and what fio said of it)."""
+not judged.
+
+Quiet: how long at least before the power went a method's last write was
+acknowledged, counted to the start of the cut's command or to the round's last
+acknowledged write, whichever came later (the power cannot have gone before either).
+A job that stalled (a lost packet's retries) or failed before the cut tested none of
+the writes a platform would lose first; durability.py's verdicts weigh it.
+
+Leaves result.tsv (per method: acknowledged, read back, lost, unread, issued, quiet)
+and lost.tsv (each lost write's offset and what fio said of it)."""
 import json
 import os
 from collections import Counter
@@ -36,7 +46,9 @@ STATE_COMP = struct.Struct("<QQ")           # fileno, offset
 STATE_VERSION = 3
 
 RESULT_COLUMNS = ["method", "round", "bs", "iodepth", "batch", "acknowledged", "read_back", "lost",
-                  "unread", "issued"]
+                  "unread", "issued", "quiet_ms"]
+# a Unix time in milliseconds after 2001: fio's per-I/O log with --log_unix_epoch=1
+EPOCH_MS_MIN = 10 ** 12
 
 
 class RoundError(Exception):
@@ -83,8 +95,8 @@ def logged(iolog, fname, action):
 
 
 def completed_writes(path, method):
-    """The offsets of the writes a job's write log (fio's --write_iops_log with
-    --log_offset=1: ms, 1, direction, size, offset) saw complete, in order."""
+    """(Unix ms, offset) of each write a job's write log (fio's --write_iops_log with
+    --log_offset=1 and --log_unix_epoch=1) saw complete, in order."""
     out = []
     try:
         with open(path) as f:
@@ -94,10 +106,30 @@ def completed_writes(path, method):
                     raise RoundError(f"{os.path.basename(path)}, line {n}: not fio's per-I/O log "
                                      f"with offsets: {line.strip()[:80]!r}")
                 if w[2] == "1":
-                    out.append(int(w[4]))
+                    out.append((int(w[0]), int(w[4])))
     except OSError as e:
         raise RoundError(f"no write log of job {method} ({os.path.basename(path)}): {e.strerror}") from e
+    if out and out[-1][0] < EPOCH_MS_MIN:
+        raise RoundError(f"{os.path.basename(path)}: its times are not Unix times ({out[-1][0]} ms; fio's "
+                         f"--log_unix_epoch=1): how long before the power cut job {method} was last "
+                         "acknowledged cannot be told")
     return out
+
+
+def cut_start_ms(folder):
+    """When the power cut's command began (Unix ms; power-cut.time: its start and end):
+    the power cannot have gone before, so a quiet counted from it is never too long."""
+    try:
+        with open(os.path.join(folder, "power-cut.time")) as f:
+            words = f.read().split()
+    except OSError as e:
+        raise RoundError(f"no power-cut.time ({e.strerror}): when the power went cannot be told, nor "
+                         "how long before it each method was last acknowledged") from e
+    if len(words) != 2 or not all(w.isdigit() and int(w) >= EPOCH_MS_MIN for w in words) or \
+            int(words[1]) < int(words[0]):
+        raise RoundError(f"power-cut.time: {' '.join(words)[:60]!r} is not the cut's start and end "
+                         "(two Unix times in milliseconds)")
+    return int(words[0])
 
 
 def acknowledged(method, writes, numberio, comps):
@@ -200,11 +232,28 @@ def check_cut_while_writing(folder, methods):
                              "shorter --write-time; write.log, write-end.log)")
 
 
+def last_acknowledged(folder, methods):
+    """Per method: its completed writes, and the Unix ms of the last ("" where none)."""
+    writes = {m: completed_writes(os.path.join(folder, f"write_iops.{i + 1}.log"), m)
+              for i, m in enumerate(methods)}
+    return writes, {m: max((t for t, _ in w), default="") for m, w in writes.items()}
+
+
+def quiet_ms(folder, lasts):
+    """Per method: ms from its last acknowledged write to the start of the cut's
+    command, or to the round's last acknowledged write where that came later (the
+    server was up until then): the least it can have been quiet before the power went."""
+    went = max([cut_start_ms(folder)] + [t for t in lasts.values() if t != ""])
+    return {m: (went - t if t != "" else "") for m, t in lasts.items()}
+
+
 def judge(folder, methods):
     """Per method (in the job files' order): (row of RESULT_COLUMNS, [(offset, message)] lost)."""
     with open(os.path.join(folder, "shape.tsv")) as f:
         shape = f.read().split("\t")
     check_cut_while_writing(folder, methods)
+    writes, lasts = last_acknowledged(folder, methods)
+    quiet = quiet_ms(folder, lasts)
     texts, doc = fio_output(folder, ["readback.log", "readback.json"])
     if doc is None:
         raise RoundError("the read-back left no fio JSON: readback.log")
@@ -217,13 +266,12 @@ def judge(folder, methods):
         bad = bad_blocks(texts, f"{m}.0.0")
         check_bad_count(m, errors[m], bad)
         numberio, _depth, comps = read_state(os.path.join(folder, f"local-{m}-{i}-verify.state"))
-        writes = completed_writes(os.path.join(folder, f"write_iops.{i + 1}.log"), m)
-        acked = acknowledged(m, writes, numberio, comps)
+        acked = acknowledged(m, [o for _, o in writes[m]], numberio, comps)
         read = reads_of(os.path.join(folder, "readback.iolog"), m, reads[m])
         lost = [(o, bad[o]) for o in acked if o in read and o in bad]
         unread = [o for o in acked if o not in read]
         row = [m, shape[0], shape[1], shape[2], shape[3], len(acked), len(acked) - len(unread), len(lost),
-               len(unread), numberio]
+               len(unread), numberio, quiet[m]]
         out.append((row, lost))
     return out
 
@@ -250,6 +298,6 @@ def cmd_judge_round(args):
                 print(f"{row[0]}\t{row[1]}\t{off}\t{said}", file=lost)
     # (the runner's console: a line per method)
     for row, _ in judged:
-        print(f"  {row[0]:<10} {row[5]:>7} writes acknowledged, {row[6]:>7} read back, {row[7]} lost",
-              file=sys.stderr)
+        print(f"  {row[0]:<10} {row[5]:>7} writes acknowledged, {row[6]:>7} read back, {row[7]} lost; "
+              f"quiet {row[10]} ms before the cut", file=sys.stderr)
     return 0
