@@ -8,6 +8,9 @@
 
 LOG_TAIL_LINES=60
 
+# --nodes: each QEMU's UDP receive buffer (udp_rcvbuf.c), bytes
+UDP_RCVBUF=$((8 << 20))
+
 # Per-run state, for the EXIT/signal traps.
 RUN_DIR=
 QEMU_PID=
@@ -15,6 +18,8 @@ PEER_PIDS=() # --nodes: the QEMUs of nodes 1..N-1
 TAIL_PIDS=()
 KEEP_RUN_DIR=0
 INTERRUPTED=
+QEMU_ENV=()     # what QEMU runs under (net_shim)
+UDP_DROPS0=     # the host's UDP receive-buffer drops when the run began
 
 cleanup_run() {
 	local p
@@ -55,6 +60,7 @@ check_run_tools() {
 		need_tool ndctl ndctl
 		need_tool mkfs.ext4 e2fsprogs
 	fi
+	((OPT_NODES == 1)) || net_shim
 	if ((OPT_CXL)); then
 		((OPT_PMEM)) || die "--cxl needs --pmem (the CXL region is an nvdimm region)"
 		need_tool cxl ndctl
@@ -62,6 +68,33 @@ check_run_tools() {
 }
 
 # Kernel V's boot files, up to date; `setup` first if it is not in the cache.
+# --nodes: the guests' frames go through each QEMU's UDP socket, whose default
+# buffer a burst overflows (udp_rcvbuf.c): QEMU_ENV preloads the shim that enlarges
+# it, built once into the cache; without a C compiler the run goes on, and says so
+net_shim() {
+	local src=$PARTS/udp_rcvbuf.c so tmp
+	local cc=(cc -O2 -Wall -Wextra -Werror -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC -shared
+		-z relro -z now)
+	so=$CACHE/udp_rcvbuf-$({ cat "$src"; echo "${cc[*]}"; } | sha1sum | cut -c1-12).so
+	if [[ ! -f $so ]]; then
+		tmp=$(mktemp "$CACHE/.udp_rcvbuf.XXXXXX")
+		if ! "${cc[@]}" -o "$tmp" "$src" -ldl 2>"$tmp.log"; then
+			warn "cannot build $src ($(head -n1 "$tmp.log")): the guests' network keeps the host's" \
+				"UDP buffers, and a burst of RDMA writes may lose frames (docs/softroce-vm.md)"
+			rm -f "$tmp" "$tmp.log"
+			return 0
+		fi
+		rm -f "$tmp.log"
+		mv "$tmp" "$so"
+	fi
+	QEMU_ENV=(env LD_PRELOAD="$so" SOFTROCE_VM_UDP_RCVBUF="$UDP_RCVBUF")
+}
+
+# The host's count of UDP datagrams dropped for a full receive buffer (/proc/net/snmp).
+udp_drops() {
+	awk '$1 == "Udp:" && $6 ~ /^[0-9]+$/ { print $6 }' /proc/net/snmp 2>/dev/null
+}
+
 run_kernel() { # V
 	if load_kernel_env "$1"; then
 		take_lock
@@ -316,7 +349,7 @@ peer_life() { # V I TIMEOUT_CMD...
 	trap '[[ -n ${qpid:-} ]] && kill -TERM "$qpid" 2>/dev/null; wait "${qpid:-}" 2>/dev/null; exit 0' TERM
 	while :; do
 		qemu_args "$v" "$i"
-		"$@" "$QEMU" "${QARGS[@]}" </dev/null >>"$dir/qemu.log" 2>&1 &
+		"$@" "${QEMU_ENV[@]}" "$QEMU" "${QARGS[@]}" </dev/null >>"$dir/qemu.log" 2>&1 &
 		qpid=$!
 		echo "$qpid" >"$dir/qemu.pid"
 		while kill -0 "$qpid" 2>/dev/null && [[ ! -e $dir/power-cycle ]]; do
@@ -376,9 +409,10 @@ boot_guest() { # V
 	((OPT_NODES == 1)) || nodes="$OPT_NODES nodes on one network, each "
 	note "booting kernel $KVER ($nodes$ACCEL_NAME, $OPT_CPUS CPUs, $OPT_MEM MiB$( ((OPT_PMEM)) && echo ", pmem ${OPT_PMEM_MIB} MiB")$( ((OPT_CXL)) && echo ", CXL ${CXL_MIB} MiB"))"
 	T0=$(now)
+	UDP_DROPS0=$(udp_drops)
 	((OPT_NODES == 1)) || boot_peers "$1"
 	qemu_args "$1" 0
-	"${timeout_cmd[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$RUN_DIR/qemu.log" 2>&1 &
+	"${timeout_cmd[@]}" "${QEMU_ENV[@]}" "$QEMU" "${QARGS[@]}" </dev/null >"$RUN_DIR/qemu.log" 2>&1 &
 	QEMU_PID=$!
 	tail -n +1 -s 0.2 --pid="$QEMU_PID" -f "$RUN_DIR/stdout" &
 	TAIL_PIDS+=($!)
@@ -462,6 +496,19 @@ show_peer_logs() {
 	done
 }
 
+# --nodes: frames the host dropped during the run (its count is the whole host's):
+# each one an RDMA packet sent again after the ACK timeout, a stall in the figures
+say_udp_drops() {
+	local now drops
+	now=$(udp_drops)
+	[[ -n $now && -n $UDP_DROPS0 ]] || return 0
+	drops=$((now - UDP_DROPS0))
+	echo "$drops" >"$RUN_DIR/udp-drops"
+	((drops == 0)) ||
+		warn "the host dropped $drops UDP datagrams for a full receive buffer during this run: the guests'" \
+			"network lost frames, each an RDMA packet sent again after its ACK timeout (a stall of 0.5 s and more)"
+}
+
 # After the guest: the status, the times, the log's tail on a failure.
 finish_run() {
 	local log=$RUN_DIR/guest.log shown i
@@ -472,6 +519,7 @@ finish_run() {
 	[[ -n $OPT_LOG ]] && cp "$log" "$OPT_LOG" && shown=$OPT_LOG
 	run_status "$shown"
 	note "exit status $RC; $(run_times)"
+	((OPT_NODES == 1)) || say_udp_drops
 	if ((RC != 0)); then
 		{
 			echo "---- last $LOG_TAIL_LINES lines of the guest log ($shown) ----"
