@@ -183,7 +183,7 @@ durability_rounds() {
 # column: from its last acknowledged write, by its write log's Unix times, to the
 # command's start), a number of ms the report's verdicts show
 quiet_recorded() {
-	local st=0 r m t q
+	local st=0 r m t q took
 	for r in 1 2; do
 		t=$(cat "$RUN/rounds/r$r/power-cut.time" 2>/dev/null)
 		if ! [[ $t =~ ^([0-9]{13})\ ([0-9]{13})$ ]] || [ "${BASH_REMATCH[2]}" -lt "${BASH_REMATCH[1]}" ]; then
@@ -191,10 +191,10 @@ quiet_recorded() {
 			st=1
 			continue
 		fi
+		took=$((BASH_REMATCH[2] - BASH_REMATCH[1]))
 		for m in "${METHODS[@]}"; do
 			q=$(figure "$RUN" "$r" "$m" 11)
-			echo "  $m, round $r: quiet $q ms before the cut (its command took" \
-				"$((BASH_REMATCH[2] - BASH_REMATCH[1])) ms)"
+			echo "  $m, round $r: quiet $q ms before the cut (its command took $took ms)"
 			[[ $q =~ ^[0-9]+$ ]] || { echo "  $m, round $r: no quiet time ('$q')" >>"$E2E_DIR/why"; st=1; }
 		done
 	done
