@@ -210,23 +210,25 @@ class Judge(unittest.TestCase):
             d, _, _ = self.round_of(40, cut=cut)
             self.assertEqual([r[10] for r, _ in readback.judge(d.dir, ["apm", "gpspm"])], quiet)
 
+    def not_judged(self, d, why, name=None, text=""):
+        """The round in D (its file NAME written with TEXT first) is not judged, saying WHY."""
+        if name:
+            with open(d.path(name), "w") as f:
+                f.write(text)
+        with self.assertRaisesRegex(readback.RoundError, why):
+            readback.judge(d.dir, ["apm", "gpspm"])
+
     def test_a_write_log_without_unix_times_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
-        with open(d.path("write_iops.2.log"), "w") as f:
-            f.write("".join(f"{t}, 1, 1, 4096, {(1 << 20) + 4096 * t}, 0\n" for t in range(12)))
-        with self.assertRaisesRegex(readback.RoundError, "write_iops.2.log: its times are not Unix times"):
-            readback.judge(d.dir, ["apm", "gpspm"])
+        self.not_judged(d, "write_iops.2.log: its times are not Unix times", "write_iops.2.log",
+                        "".join(f"{t}, 1, 1, 4096, {(1 << 20) + 4096 * t}, 0\n" for t in range(12)))
 
     def test_no_record_of_the_cut_s_time_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
         os.remove(d.path("power-cut.time"))
-        with self.assertRaisesRegex(readback.RoundError, "no power-cut.time"):
-            readback.judge(d.dir, ["apm", "gpspm"])
+        self.not_judged(d, "no power-cut.time")
         for bad in ("", "1795976920040", f"{EPOCH + 50} {EPOCH + 45}", "12 40", f"{EPOCH} x"):
-            with open(d.path("power-cut.time"), "w") as f:
-                f.write(bad + "\n")
-            with self.assertRaisesRegex(readback.RoundError, "is not the cut's start and end"):
-                readback.judge(d.dir, ["apm", "gpspm"])
+            self.not_judged(d, "is not the cut's start and end", "power-cut.time", bad + "\n")
 
     def test_no_fio_json_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
