@@ -247,6 +247,17 @@ client_interrupt() { # RD WHY
 	kill -KILL "$MATRIX_CPID" 2>/dev/null || true
 }
 
+# the counters of this host's RDMA ports (the client's RNIC): DEVICE/ports/PORT/DIR/NAME
+# VALUE a line; a round's folder keeps them from before its writes and from the cut
+# (durability.py reports the retries and sequence errors among them)
+rnic_counters() {
+	local f v
+	for f in /sys/class/infiniband/*/ports/*/hw_counters/* /sys/class/infiniband/*/ports/*/counters/*; do
+		[ -f "$f" ] && v=$(cat "$f" 2>/dev/null) && [[ $v =~ ^[0-9]+$ ]] || continue
+		echo "${f#/sys/class/infiniband/} $v"
+	done
+}
+
 # after the cut the client's writes fail and its jobs end (their RDMA retries run out)
 client_end_after_cut() { # RD
 	client_ends_within 120 || client_interrupt "$1" "the client's fio still ran 120 s after the power cut"
@@ -266,6 +277,7 @@ write_and_cut() { # RD
 	# every write fio saw complete, a file per job (write_iops.N.log, the N-th job:
 	# Unix milliseconds, 1, direction, size, offset): jobs sharing one --write_iolog
 	# splice each other's lines, fio buffering each job's 8 KiB at a time
+	rnic_counters >"$rd/rnic-before.txt"
 	client_start "$rd" "$rd/write.json" "$rd/write.log" --write_iops_log="$rd/write" --log_offset=1 \
 		--log_unix_epoch=1
 	if client_ends_within "$WRITE_TIME"; then
@@ -280,6 +292,7 @@ write_and_cut() { # RD
 	# (when, by the clock of fio's logs: how long before it each method was last
 	# acknowledged)
 	local t0
+	rnic_counters >"$rd/rnic-at-cut.txt"
 	rc=0 t0=$(date +%s%3N)
 	sh -c "$POWER_CUT" >"$rd/power-cut.log" 2>&1 || rc=$?
 	echo "$t0 $(date +%s%3N)" >"$rd/power-cut.time"

@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts", "matrix"))
 from rpmamatrix import readback  # noqa: E402
 from rpmamatrix.durability import canary_control, load_rounds, power_loss_line, verdicts  # noqa: E402
 from rpmamatrix.durability_status import cmd_durability_status, exit_status  # noqa: E402
+from rpmamatrix import durability_rnic  # noqa: E402
 
 
 def state_bytes(numberio, depth, comps, nofiles=1, version=3):
@@ -235,6 +236,42 @@ class Judge(unittest.TestCase):
         os.remove(d.path("readback.json"))
         with self.assertRaisesRegex(readback.RoundError, "no fio JSON"):
             readback.judge(d.dir, ["apm", "gpspm"])
+
+
+class RnicCounters(unittest.TestCase):
+    def folder(self, before, after):
+        d = tempfile.mkdtemp()
+        for name, lines in (("rnic-before.txt", before), ("rnic-at-cut.txt", after)):
+            if lines is not None:
+                with open(os.path.join(d, name), "w") as f:
+                    f.write("".join(f"{k} {v}\n" for k, v in lines.items()))
+        return d
+
+    def test_the_retry_like_counters_that_grew(self):
+        # mlx5's and rxe's names; packets sent grew too, a counter new at the cut is left out
+        before = {"mlx5_0/ports/1/hw_counters/local_ack_timeout_err": 7,
+                  "mlx5_0/ports/1/counters/port_xmit_packets": 10,
+                  "rxe0/ports/1/hw_counters/rcvd_rnr_err": 1, "rxe0/ports/1/hw_counters/duplicate_request": 4}
+        after = dict(before, **{"mlx5_0/ports/1/hw_counters/local_ack_timeout_err": 9,
+                                "mlx5_0/ports/1/counters/port_xmit_packets": 900,
+                                "rxe0/ports/1/hw_counters/duplicate_request": 5,
+                                "rxe0/ports/1/hw_counters/out_of_seq_request": 3})
+        self.assertEqual(durability_rnic.retries(self.folder(before, after)),
+                         [("mlx5_0/ports/1/hw_counters/local_ack_timeout_err", 2),
+                          ("rxe0/ports/1/hw_counters/duplicate_request", 1)])
+
+    def test_nothing_to_say_without_both_snapshots_or_counters(self):
+        self.assertIsNone(durability_rnic.retries(self.folder({"a/ports/1/counters/x_seq_err": 1}, None)))
+        self.assertIsNone(durability_rnic.retries(self.folder({}, {})))
+        self.assertEqual(durability_rnic.retries(self.folder({"a/x_retry": 1}, {"a/x_retry": 1})), [])
+
+    def test_the_report_says_which_rounds_kept_none(self):
+        rounds = [{"shape": {"round": "1"}, "rnic": None}, {"shape": {"round": "2"}, "rnic": []},
+                  {"shape": {"round": "3"}, "rnic": [("rxe0/ports/1/hw_counters/completer_retry_err", 2)]}]
+        self.assertEqual(durability_rnic.section(rounds)[2:], [
+            "- round 1: no counters kept", "- round 2: none grew",
+            "- round 3: `rxe0/ports/1/hw_counters/completer_retry_err` +2"])
+        self.assertIn("No counters of the client's RNIC were kept", durability_rnic.section(rounds[:1])[0])
 
 
 def rnd(results, n=1):

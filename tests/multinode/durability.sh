@@ -174,6 +174,7 @@ durability_rounds() {
 		{ echo "  report.html: no LOST verdict for round 1" >>"$E2E_DIR/why"; e2e_result "$NAME-report-says-lost" 1; }
 	power_shown "$RUN" 2 run1
 	quiet_recorded
+	rnic_counted
 	[ "$NAME" != durability ] || control_kept
 	[ "$E2E_FAILED" -eq 0 ] || { runner_logs; return 1; }
 }
@@ -201,6 +202,23 @@ quiet_recorded() {
 	grep -q '^| method | verdict | rounds judged | acknowledged | read back | lost | quiet before a cut (ms) |$' \
 		"$RUN/report.md" || { echo "  report.md: the verdicts show no quiet time" >>"$E2E_DIR/why"; st=1; }
 	e2e_result "$NAME-run1-quiet-before-each-cut-timed" "$st"
+}
+
+# run 1: the client's RNIC's counters from before each round's writes and from its cut
+# (rxe0's packets sent grew: the writes went through it), and the report's line a round
+rnic_counted() {
+	local st=0 r a b
+	for r in 1 2; do
+		a=$(awk '$1 == "rxe0/ports/1/hw_counters/sent_pkts" { print $2 }' "$RUN/rounds/r$r/rnic-before.txt" 2>/dev/null)
+		b=$(awk '$1 == "rxe0/ports/1/hw_counters/sent_pkts" { print $2 }' "$RUN/rounds/r$r/rnic-at-cut.txt" 2>/dev/null)
+		echo "  round $r: rxe0 sent ${a:-?} -> ${b:-?} packets; $(grep "^- round $r: " "$RUN/report.md")"
+		if [ -z "$a" ] || [ -z "$b" ] || [ "$b" -le "$a" ] || ! grep -q "^- round $r: \(none grew\|\`\)" "$RUN/report.md"; then
+			echo "  round $r: no counters of rxe0 from before the writes and the cut, or none in the report" \
+				>>"$E2E_DIR/why"
+			st=1
+		fi
+	done
+	e2e_result "$NAME-run1-client-rnic-counted-each-round" "$st"
 }
 
 # run 1's canary control: the warm reset kept the token, and the report says so

@@ -3,13 +3,14 @@
 whether every acknowledged write survived the server's power cuts, the rounds, every
 lost write with what fio read in its place, the environment. Reads the result folder's
 options.json, env.json, status, canary-control/{kept,error} and rounds/rN/{shape,result,
-lost}.tsv, power-lost and error."""
+lost}.tsv, power-lost, error and rnic-{before,at-cut}.txt."""
 import csv
 import glob
 import os
 
 from .common import env_items, read_json, table_head
 from .durability_plan import warm_cut, warm_cut_note
+from .durability_rnic import retries, section as rnic_section
 from .readback import RESULT_COLUMNS as ROUND_COLUMNS
 from .report_html import write_reports
 
@@ -69,6 +70,7 @@ def load_rounds(folder, canary="", canary_reset=""):
             "lost": read_tsv(os.path.join(d, "lost.tsv"), ["method", "round", "offset", "message"]),
             "error": error or ("" if results else "not finished"),
             "power_lost": power_lost,
+            "rnic": retries(d),
         })
     return rounds
 
@@ -261,6 +263,7 @@ def cmd_durability(args):
     if not_judged:
         md += ["", "Rounds not judged:", ""]
         md += [f"- round {rd['shape'].get('round', '?')}: {rd['error']}" for rd in not_judged]
+    md += ["", "### The client's RNIC during the writes", ""] + rnic_section(rounds)
     md += ["", "## Lost writes", ""]
     lost = [x for rd in rounds for x in rd["lost"]]
     if lost:
