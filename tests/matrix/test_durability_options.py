@@ -72,9 +72,9 @@ class Rounds(unittest.TestCase):
                          [("4k", "1", "1"), ("64k", "1", "1"), ("4k", "8", "4"), ("64k", "8", "4"),
                           ("4k", "1", "1")])
 
-    def test_the_rate_writes_half_the_region_by_the_cut(self):
+    def test_the_rate_writes_a_quarter_of_the_region_by_the_cut(self):
         s = plan.round_shape(OPTIONS, 1)
-        self.assertEqual((s["R_RATE"], s["covered"]), ("204", 49))
+        self.assertEqual((s["R_RATE"], s["covered"]), ("102", 24))
         s = plan.round_shape(dict(OPTIONS, server_size="4m", bs="1m"), 1)
         self.assertEqual((s["R_RATE"], s["covered"]), ("1", 250))
         self.assertEqual(plan.round_shape(dict(OPTIONS, rate="5000"), 2)["R_RATE"], "5000")

@@ -190,6 +190,17 @@ class Judge(unittest.TestCase):
                                     "they were not going when the power went"):
             readback.judge(d.dir, ["apm", "gpspm"])
 
+    def test_a_job_that_read_in_its_write_run_was_not_cut_while_writing(self):
+        # its region covered, fio read it back for its verify, and the cut failed a read
+        d, _, _ = self.round_of(40)
+        with open(d.path("write.json")) as f:
+            text = f.read()
+        with open(d.path("write.json"), "w") as f:
+            f.write(text.replace('{"jobname": "gpspm", "error": 5}',
+                                 '{"jobname": "gpspm", "error": 110, "read": {"total_ios": 812}}'))
+        self.not_judged(d, "job gpspm wrote its whole region before the power cut and was reading it back "
+                        r"\(812 reads of fio's verify\)")
+
     def test_no_write_log_cannot_be_judged(self):
         d, _, _ = self.round_of(40)
         os.remove(d.path("write_iops.2.log"))

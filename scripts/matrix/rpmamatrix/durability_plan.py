@@ -47,15 +47,16 @@ def comma_list(text):
 
 def round_shape(options, r):
     """Round R (1-based): bs x iodepth cycled, bs first; the batch at most the depth; the
-    rate by default half the region's blocks over the writing time (the writes must not
-    cover the region before the cut, else nothing is in flight); and the percent of
-    the region's blocks written by the cut."""
+    rate by default a quarter of the region's blocks over the writing time (the writes
+    must not cover the region before the cut, else nothing is in flight, and the cut's
+    command may take seconds more: a BMC's, the VM's); and the percent of the region's
+    blocks written by the cut."""
     bss, qds = comma_list(options["bs"]), comma_list(options["iodepth"])
     i = r - 1
     bs, qd = bss[i % len(bss)], int(qds[i // len(bss) % len(qds)])
     write_time = int(options["write_time"])
     blocks = size_bytes(options["server_size"]) // size_bytes(bs)
-    rate = int(options["rate"]) if options["rate"] != "auto" else blocks // (2 * write_time)
+    rate = int(options["rate"]) if options["rate"] != "auto" else blocks // (4 * write_time)
     rate = max(rate, 1)
     return {"R_BS": bs, "R_QD": str(qd), "R_BATCH": str(min(int(options["batch"]), qd)), "R_RATE": str(rate),
             "covered": rate * write_time * 100 // blocks}

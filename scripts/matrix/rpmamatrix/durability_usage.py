@@ -56,9 +56,10 @@ The rounds:
   --batch N              writes posted together, one flush per batch (default $BATCH,
                          at most the iodepth)
   --write-time S         seconds of writes before the cut (default $WRITE_TIME)
-  --rate IOPS            writes per second per method (default: half the region's
-                         blocks over --write-time: the writes must not cover the
-                         region before the cut, else there is nothing in flight)
+  --rate IOPS            writes per second per method (default: a quarter of the
+                         region's blocks over --write-time: the writes must not
+                         cover the region before the power goes, else there is
+                         nothing in flight, and the cut's command takes time)
   --max-quiet MS         SURVIVED only where no method was quiet for longer before
                          a cut (default $MAX_QUIET): its last write acknowledged
                          that long before --power-cut's command began (or before

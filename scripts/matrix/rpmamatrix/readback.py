@@ -25,7 +25,7 @@ not judged.
 
 Quiet: how long at least before the power went a method's last write was
 acknowledged, counted to the start of the cut's command or to the round's last
-acknowledged write, whichever came later (the power cannot have gone before either).
+completion of any job, whichever came later (the power cannot have gone before either).
 A job that stalled (a lost packet's retries) or failed before the cut tested none of
 the writes a platform would lose first; durability.py's verdicts weigh it.
 
@@ -94,9 +94,9 @@ def logged(iolog, fname, action):
     return out
 
 
-def completed_writes(path, method):
-    """(Unix ms, offset) of each write a job's write log (fio's --write_iops_log with
-    --log_offset=1 and --log_unix_epoch=1) saw complete, in order."""
+def completed(path, method):
+    """(Unix ms, direction, offset) of each I/O a job's write log (fio's --write_iops_log
+    with --log_offset=1 and --log_unix_epoch=1) saw complete, in order."""
     out = []
     try:
         with open(path) as f:
@@ -105,8 +105,7 @@ def completed_writes(path, method):
                 if len(w) < 5 or not all(x.isdigit() for x in w[:5]):
                     raise RoundError(f"{os.path.basename(path)}, line {n}: not fio's per-I/O log "
                                      f"with offsets: {line.strip()[:80]!r}")
-                if w[2] == "1":
-                    out.append((int(w[0]), int(w[4])))
+                out.append((int(w[0]), int(w[2]), int(w[4])))
     except OSError as e:
         raise RoundError(f"no write log of job {method} ({os.path.basename(path)}): {e.strerror}") from e
     if out and out[-1][0] < EPOCH_MS_MIN:
@@ -218,33 +217,41 @@ def fio_output(folder, names):
 def check_cut_while_writing(folder, methods):
     """Every job must have ended with an error, its writes failing as the power went:
     a job that ended without one had stopped writing before the cut (its region
-    covered), or was interrupted, and a cut in a pause tests nothing."""
+    covered), or was interrupted, and a cut in a pause tests nothing. Nor may a job
+    have read: fio reads a job's region back to verify it once its writes covered it,
+    and the power going then fails a read, never a write."""
     _, doc = fio_output(folder, ["write.log", "write.json"])
     if doc is None:
         raise RoundError("the write run left no fio JSON: write.log")
-    ended = {j.get("jobname"): j.get("error") for j in doc.get("jobs", [])}
+    jobs = {j.get("jobname"): j for j in doc.get("jobs", [])}
     for m in methods:
-        if m not in ended:
+        if m not in jobs:
             raise RoundError(f"the write run has no job {m}: write.log")
-        if not ended[m]:
+        if not jobs[m].get("error"):
             raise RoundError(f"job {m}'s writes ended without an error: they were not going when the "
                              "power went (a region covered before the cut: a lower --rate or a "
                              "shorter --write-time; write.log, write-end.log)")
+        reads = jobs[m].get("read", {}).get("total_ios", 0)
+        if reads:
+            raise RoundError(f"job {m} wrote its whole region before the power cut and was reading it back "
+                             f"({reads} reads of fio's verify): none of its writes was going when the power "
+                             "went (a lower --rate, a shorter --write-time or a larger --mem-size)")
 
 
 def last_acknowledged(folder, methods):
-    """Per method: its completed writes, and the Unix ms of the last ("" where none)."""
-    writes = {m: completed_writes(os.path.join(folder, f"write_iops.{i + 1}.log"), m)
-              for i, m in enumerate(methods)}
-    return writes, {m: max((t for t, _ in w), default="") for m, w in writes.items()}
+    """Per method: its completed writes, and the Unix ms of its last completion of any
+    kind ("" where none)."""
+    logs = {m: completed(os.path.join(folder, f"write_iops.{i + 1}.log"), m) for i, m in enumerate(methods)}
+    writes = {m: [(t, o) for t, d, o in log if d == 1] for m, log in logs.items()}
+    return writes, {m: max((t for t, _, _ in log), default="") for m, log in logs.items()}
 
 
-def quiet_ms(folder, lasts):
+def quiet_ms(folder, writes, lasts):
     """Per method: ms from its last acknowledged write to the start of the cut's
-    command, or to the round's last acknowledged write where that came later (the
-    server was up until then): the least it can have been quiet before the power went."""
+    command, or to the round's last completion where that came later (the server was
+    up until then): the least it can have been quiet before the power went."""
     went = max([cut_start_ms(folder)] + [t for t in lasts.values() if t != ""])
-    return {m: (went - t if t != "" else "") for m, t in lasts.items()}
+    return {m: (went - max(t for t, _ in w) if w else "") for m, w in writes.items()}
 
 
 def judge(folder, methods):
@@ -253,7 +260,7 @@ def judge(folder, methods):
         shape = f.read().split("\t")
     check_cut_while_writing(folder, methods)
     writes, lasts = last_acknowledged(folder, methods)
-    quiet = quiet_ms(folder, lasts)
+    quiet = quiet_ms(folder, writes, lasts)
     texts, doc = fio_output(folder, ["readback.log", "readback.json"])
     if doc is None:
         raise RoundError("the read-back left no fio JSON: readback.log")
