@@ -67,7 +67,6 @@ check_run_tools() {
 	fi
 }
 
-# Kernel V's boot files, up to date; `setup` first if it is not in the cache.
 # --nodes: the guests' frames go through each QEMU's UDP socket, whose default
 # buffer a burst overflows (udp_rcvbuf.c): QEMU_ENV preloads the shim that enlarges
 # it, built once into the cache; without a C compiler the run goes on, and says so
@@ -95,6 +94,7 @@ udp_drops() {
 	awk '$1 == "Udp:" && $6 ~ /^[0-9]+$/ { print $6 }' /proc/net/snmp 2>/dev/null
 }
 
+# Kernel V's boot files, up to date; `setup` first if it is not in the cache.
 run_kernel() { # V
 	if load_kernel_env "$1"; then
 		take_lock

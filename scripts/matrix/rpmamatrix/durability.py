@@ -239,7 +239,7 @@ def cmd_durability(args):
            "power cut, which came while they were going (each job ended with its writes failing); "
            "those in flight then were never acknowledged. Read back, those of them the read-back "
            "read again. Quiet: how long the method's last write was acknowledged before the cut's "
-           "command began (or before the round's last acknowledged write, if later), the least it was "
+           "command began (or before the round's last completion, if later), the least it was "
            "before the power went: a platform that loses the writes of its last moments loses none of "
            "a method that had stopped being acknowledged. SURVIVED needs every round judged, every "
            f"acknowledged write read back intact and every quiet at most {limit} ms (`--max-quiet`).",

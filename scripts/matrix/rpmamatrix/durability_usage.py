@@ -63,7 +63,7 @@ The rounds:
   --max-quiet MS         SURVIVED only where no method was quiet for longer before
                          a cut (default $MAX_QUIET): its last write acknowledged
                          that long before --power-cut's command began (or before
-                         the round's last acknowledged write); a job that stalled
+                         the round's last completion); a job that stalled
                          on a lost packet or failed before the cut tested none of
                          the writes a platform loses first
 
