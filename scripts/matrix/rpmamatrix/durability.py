@@ -133,6 +133,7 @@ def verdicts(methods, rounds, power_cut="", limit=DEFAULT_MAX_QUIET):
         lost_rounds = [r["round"] for r in rows if count(r, "lost") > 0]
         open_rounds = len(rounds) - len(rows)
         quiet = max((int(r["quiet_ms"] or 0) for r in rows), default=0)
+        too_quiet = quiet_note(rows, limit)
         if lost:
             verdict = f"LOST {lost} acknowledged write(s) in round(s) {', '.join(lost_rounds)}"
         elif not rows:
@@ -143,8 +144,8 @@ def verdicts(methods, rounds, power_cut="", limit=DEFAULT_MAX_QUIET):
         elif open_rounds:
             verdict = (f"NOT JUDGED: {open_rounds} of {len(rounds)} round(s) could not be judged "
                        f"(nothing lost in the other {len(rows)})")
-        elif quiet_note(rows, limit):
-            verdict = quiet_note(rows, limit)
+        elif too_quiet:
+            verdict = too_quiet
         elif warm_cut(power_cut):
             verdict = (f"NOT JUDGED: every acknowledged write read back intact, but the power cut reads "
                        f"as a reboot or a warm reset ({warm_cut(power_cut)})")
