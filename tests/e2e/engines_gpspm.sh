@@ -100,7 +100,7 @@ gp_data_check() {
 	if gp_start_server "SERVER_MEM=$mem SERVER_SIZE=64m $svars"; then
 		timeout "$E2E_STEP_TIMEOUT" fio --ioengine=external:"$ENGINE" --name=pattern \
 			--serverip="$A" --port="$E2E_PORT" --create_serialize=0 --thread --size="$size" \
-			--verify=pattern --verify_pattern="$pattern" --do_verify=0 "$@" \
+			--verify=pattern --verify_pattern="$pattern" --do_verify=0 --verify_state_save=0 "$@" \
 			>"$E2E_DIR/client.log" 2>&1 || rc=$?
 		[ "$rc" -eq 0 ] || { echo "  the client exited with $rc" >>"$E2E_DIR/why"; status=1; }
 		wait "$GP_SPID" || { echo "  the server exited with $?" >>"$E2E_DIR/why"; status=1; }
@@ -109,7 +109,7 @@ gp_data_check() {
 	fi
 	if [ "$status" -eq 0 ]; then
 		local check=("$E2E_DEBIAN_FIO" --name=check --ioengine="$engine" --filename="$mem" --rw=write
-			--bs=2m --size="$size" --verify=pattern --verify_only)
+			--bs=2m --size="$size" --verify=pattern --verify_only --verify_state_save=0)
 		if ! timeout "$E2E_STEP_TIMEOUT" "${check[@]}" --verify_pattern="$pattern" \
 				>"$E2E_DIR/client-check.log" 2>&1; then
 			echo "  the server's memory does not hold the pattern $pattern" >>"$E2E_DIR/why"

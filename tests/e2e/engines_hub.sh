@@ -59,7 +59,7 @@ gp_hub() {
 			--output-format=json --output="$E2E_DIR/server.json"; then
 		timeout "$E2E_STEP_TIMEOUT" fio --ioengine=external:"$ENGINE" --serverip="$A" \
 			--port="$E2E_PORT" --create_serialize=0 --thread --size=2m --rw=randwrite \
-			--bs=4k --iodepth=8 --iodepth_batch_submit=8 --verify=pattern --do_verify=0 \
+			--bs=4k --iodepth=8 --iodepth_batch_submit=8 --verify=pattern --do_verify=0 --verify_state_save=0 \
 			--output-format=json --output="$E2E_DIR/client.json" "${clients[@]}" \
 			>"$E2E_DIR/client.log" 2>&1 || rc=$?
 		[ "$rc" -eq 0 ] || { echo "  the clients exited with $rc" >>"$E2E_DIR/why"; status=1; }
@@ -93,7 +93,8 @@ gp_hub() {
 		for check in own other; do
 			local -n jobs=$check
 			fio --ioengine=psync --filename="$file" --size=2m --rw=read --bs=4k --verify=pattern \
-				--do_verify=1 --verify_fatal=1 --output-format=json --output="$E2E_DIR/$check.json" \
+				--do_verify=1 --verify_fatal=1 --verify_state_save=0 --output-format=json \
+				--output="$E2E_DIR/$check.json" \
 				"${jobs[@]}" >>"$E2E_DIR/check.log" 2>&1
 		done
 		jq -e '[.jobs[] | select(.error == 0)] | length == 4' "$E2E_DIR/own.json" >/dev/null 2>&1 ||
