@@ -71,6 +71,7 @@ on_interrupt() {
 	echo "$PROG: interrupted: stopping the server and client, keeping the partial results" >&2
 	stop_client
 	stop_server
+	remove_peer_scratch
 	stop_load "$RUN_STEM"
 	stop_fio_daemons
 	echo "partial (interrupted)" >"$OUT/status"
@@ -95,9 +96,11 @@ measure() {
 		write_options
 		capture_env >"$OUT/env.json"
 	fi
+	make_peer_scratch
 	trap on_interrupt INT TERM
 	run_schedule
 	trap - INT TERM
+	remove_peer_scratch
 }
 
 # The runs of the plan as scripts/matrix/rpmamatrix/schedule.py asks for them, one at a

@@ -29,6 +29,7 @@ MATRIX_SPID=''		# the running server (local process, or the ssh carrying it)
 FIO_DAEMONS=()		# --clients: the hosts whose `fio --server` this run started
 MATRIX_CPID=''		# the running client
 MATRIX_LPID=''		# --server-load: the burner of the server host's CPUs (or the ssh carrying it)
+PEER_SCRATCH=''		# --impl peer on DRAM: its servers' working folder (make_peer_scratch)
 # On the server's host, this run's pid files in a folder of its user's own (never a
 # fixed name in /tmp, where another user could choose which process stop_server ends);
 # each remote command creates it. Expanded by the remote shell.
@@ -107,6 +108,24 @@ stop_server() {
 	kill "$MATRIX_SPID" 2>/dev/null || true
 	wait "$MATRIX_SPID" 2>/dev/null || true
 	MATRIX_SPID=
+}
+
+# fio 3.33's servers are no disk-less engines: before they listen, fio lays out a
+# file named after filename=malloc (SERVER_SIZE of zeros) in their working folder. On
+# DRAM theirs is a folder of their own in /tmp of the server's host (in the VM: the
+# guest's memory), not the project's, where the file stayed; remove_peer_scratch
+# removes it.
+make_peer_scratch() {
+	[ "$SERVER_MEM" = malloc ] && [[ ,$IMPLS, == *,peer,* ]] || return 0
+	PEER_SCRATCH=$(on_server mktemp -d /tmp/rpma-matrix-peer.XXXXXX) || PEER_SCRATCH=
+	[[ $PEER_SCRATCH == /tmp/rpma-matrix-peer.* ]] ||
+		die "cannot make a folder for the peer's servers in /tmp of the server's host (mktemp -d)"
+}
+
+remove_peer_scratch() {
+	[ -n "$PEER_SCRATCH" ] || return 0
+	on_server rm -rf "$PEER_SCRATCH" || true
+	PEER_SCRATCH=
 }
 
 # --clients: `fio --server` on every client host, in REMOTE_DIR (its jobs' relative
@@ -262,8 +281,15 @@ fio_commands() {
 	[ "$cost" = 0 ] || limit=180
 	[ "$cost" != 2 ] || limit=600
 	if [ "$impl" = peer ]; then
-		local fio=$PEER_FIO fio_rw
-		SERVER_CMD=(timeout "$limit" "${SERVER_WRAP[@]}" "$fio" --name=server --ioengine="librpma_${engine}_server"
+		local fio=$PEER_FIO fio_rw in_scratch=()
+		if [ -n "$PEER_SCRATCH" ]; then
+			# (its fio by its full path there: REMOTE_DIR is the project's folder on --server)
+			in_scratch=(env -C "$PEER_SCRATCH")
+			fio=$ROOT/$PEER_FIO
+			[ -z "$SSH_HOST" ] || fio=$REMOTE_DIR/$PEER_FIO
+		fi
+		SERVER_CMD=("${in_scratch[@]}" timeout "$limit" "${SERVER_WRAP[@]}" "$fio" --name=server
+			--ioengine="librpma_${engine}_server"
 			--serverip="$SERVER_IP" --port="$port" --numjobs="$nj" --create_serialize=0 --thread
 			--filename="$SERVER_MEM" --size="$SERVER_SIZE" --direct_write_to_pmem="$DIRECT_WRITE")
 		[ "$engine" = apm ] || SERVER_CMD+=(--iodepth=$((qd > 64 ? qd : 64))
